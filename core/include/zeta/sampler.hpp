@@ -1,0 +1,132 @@
+// Block Gibbs sampling and parallel tempering over a ladder of tempered RBMs.
+//
+// One sampler holds M temperatures × N chains as one (M·N) × n_v matrix, block i (rows [iN, (i+1)N)) at β_i,
+// so every Gibbs half-step is one matrix product for all chains. β_1 = 1 is the model; when M > 1 the ladder
+// ends at β_M = 0. M = 1 is plain persistent Gibbs sampling (PCD). S is the precision of the sampling
+// kernels (float for speed, double for reproducibility across SIMD widths); every log-probability the sampler
+// reports is accumulated in double.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "zeta/rbm.hpp"
+
+namespace zeta {
+
+// The RBM parameters in the sampler's precision, plus the exact visible bias for log-probabilities.
+template <class S>
+struct ParamMirror {
+  Mat<S> W;
+  Vec<S> b;
+  Vec<S> c;
+  VectorD b_exact;
+  void sync(const Rbm& rbm);
+};
+
+// Evenly spaced inverse temperatures 1 = β_1 > … > β_M = 0 (M = 1 gives {1}).
+std::vector<double> linear_ladder(int n_temperatures);
+// Geometric spacing 1, r, r², … with the last rung at 0 (M ≥ 2); r chosen so the second-to-last is beta_min.
+std::vector<double> geometric_ladder(int n_temperatures, double beta_min);
+
+struct TemperingConfig {
+  std::vector<double> betas = {1.0};  // β_1 = 1 first; strictly decreasing; last 0 when there are several
+  int chains_per_temperature = 10;
+  Tempering mode = Tempering::kInteraction;
+  bool adaptive = false;       // move the ladder to maximise the round-trip flow of replicas (fixed M)
+  int adapt_interval = 200;    // sampler iterations between ladder moves
+  double adapt_damping = 0.5;  // fraction of the way to the feedback-optimal ladder per move
+};
+
+template <class S>
+class TemperedSampler {
+ public:
+  TemperedSampler(int n_visible, int n_hidden, const TemperingConfig& config);
+
+  int n_temperatures() const { return static_cast<int>(betas_.size()); }
+  int chains_per_temperature() const { return chains_; }
+  const std::vector<double>& betas() const { return betas_; }
+  Tempering mode() const { return mode_; }
+  double visible_beta(int i) const { return mode_ == Tempering::kInteraction ? 1.0 : betas_[i]; }
+
+  // Chains start from independent Bernoulli(p) draws (p: visible marginals, e.g. the data's base rates).
+  void init_chains(const VectorD& visible_probs, Rng& rng);
+  // Replace the chains of block 0 (and every block when there is one) by given states (CD-k starts at data).
+  void set_chains(const Mat<S>& v);
+
+  // Recompute the pre-activations A = V W + c for the current chains under p. Must be called after the
+  // parameters change; sweep() calls it itself when the cached values are stale.
+  void refresh(const ParamMirror<S>& p);
+  void invalidate() { fresh_ = false; }
+
+  // k Gibbs sweeps at every temperature, then (when M > 1) one round of swaps between even pairs and one
+  // between odd pairs (deterministic even-odd schedule, Metropolis rule of paper 1 eq. 2). Leaves the
+  // pre-activations of the final states fresh.
+  void sweep(const ParamMirror<S>& p, int k, Rng& rng);
+
+  // log q̃_β(x) for every chain of block `block`, from the cached pre-activations (double accumulation).
+  VectorD log_q_block(int block, double beta) const;
+  // log q̃ of every chain at its own temperature.
+  const VectorD& own_log_q() const { return own_log_q_; }
+
+  const Mat<S>& chains() const { return v_; }
+  auto block_chains(int i) const { return v_.middleRows(static_cast<Eigen::Index>(i) * chains_, chains_); }
+  auto block_preactivations(int i) const {
+    return a_.middleRows(static_cast<Eigen::Index>(i) * chains_, chains_);
+  }
+
+  // Swap acceptance per neighbouring pair (i, i+1): since construction, and an exponential moving average of
+  // the recent rounds (time constant 100 rounds).
+  std::vector<double> swap_rates() const;
+  const std::vector<double>& recent_swap_rates() const { return recent_rate_; }
+  // Round trips β_1 → β_M → β_1 completed by all replicas so far.
+  std::int64_t round_trips() const { return round_trips_; }
+
+  // Adaptive tempering: counts one sampler iteration and, every adapt_interval of them, moves the ladder.
+  // Returns true when the ladder moved (the caches are then stale). Separate from sweep() so that callers can
+  // read log-probabilities at the ladder the chains were sampled with before it moves.
+  bool maybe_adapt();
+
+  // Replace the ladder (keeps the chains; caches become stale).
+  void set_betas(const std::vector<double>& betas);
+  // Number of times the adaptive ladder moved.
+  int ladder_moves() const { return ladder_moves_; }
+
+ private:
+  double row_log_q(Eigen::Index row, double beta) const;
+  void swap_round(int first_pair, Rng& rng);
+  void swap_rows(Eigen::Index r1, Eigen::Index r2);
+  void record_flow();
+  bool adapt_ladder();
+
+  int n_visible_;
+  int n_hidden_;
+  int chains_;
+  Tempering mode_;
+  std::vector<double> betas_;
+  bool adaptive_;
+  int adapt_interval_;
+  double adapt_damping_;
+
+  Mat<S> v_;         // (M·N) × n_v chain states
+  Mat<S> a_;         // (M·N) × n_h pre-activations c + Wᵀv under the parameters of the last refresh
+  Mat<S> h_;         // hidden samples (scratch)
+  Mat<S> v_input_;   // visible inputs (scratch)
+  VectorD bv_;       // bᵀv per chain, double
+  VectorD own_log_q_;
+  bool fresh_ = false;
+
+  std::vector<std::int64_t> accepted_;
+  std::vector<std::int64_t> proposed_;
+  std::vector<double> recent_rate_;
+
+  // Replica flow: +1 if the chain state last visited β = 1, −1 if it last visited β = 0, 0 before either.
+  std::vector<signed char> label_;
+  std::vector<double> flow_up_;    // per rung: label +1 counts
+  std::vector<double> flow_down_;  // per rung: label −1 counts
+  int rounds_since_adapt_ = 0;
+  int ladder_moves_ = 0;
+  std::int64_t round_trips_ = 0;
+};
+
+}  // namespace zeta

@@ -1,0 +1,228 @@
+#include "zeta/io.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "zeta/error.hpp"
+
+namespace zeta {
+
+// CRC-32 (IEEE 802.3, the polynomial zlib and PNG use). Written out here because the WebAssembly build has no
+// zlib; table-driven, computed once.
+std::uint32_t crc32(const std::uint8_t* data, std::size_t size) {
+  static const std::array<std::uint32_t, 256> table = [] {
+    std::array<std::uint32_t, 256> t{};
+    for (std::uint32_t i = 0; i < 256; ++i) {
+      std::uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1U) ? 0xEDB88320U ^ (c >> 1) : c >> 1;
+      t[i] = c;
+    }
+    return t;
+  }();
+  std::uint32_t crc = 0xFFFFFFFFU;
+  for (std::size_t i = 0; i < size; ++i) crc = table[(crc ^ data[i]) & 0xFFU] ^ (crc >> 8);
+  return crc ^ 0xFFFFFFFFU;
+}
+
+void ByteWriter::u16(std::uint16_t v) {
+  for (int i = 0; i < 2; ++i) bytes_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+void ByteWriter::u32(std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) bytes_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+void ByteWriter::u64(std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) bytes_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+void ByteWriter::f64(double v) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  u64(bits);
+}
+void ByteWriter::f64s(const double* v, std::size_t n) {
+  bytes_.reserve(bytes_.size() + 8 * n);
+  for (std::size_t i = 0; i < n; ++i) f64(v[i]);
+}
+
+void ByteReader::need(std::size_t n) const {
+  if (size_ - at_ < n) throw Error(ErrorCode::kFormat, "data is truncated");
+}
+std::uint8_t ByteReader::u8() {
+  need(1);
+  return data_[at_++];
+}
+std::uint16_t ByteReader::u16() {
+  need(2);
+  std::uint16_t v = 0;
+  for (int i = 0; i < 2; ++i) v = static_cast<std::uint16_t>(v | (std::uint16_t{data_[at_++]} << (8 * i)));
+  return v;
+}
+std::uint32_t ByteReader::u32() {
+  need(4);
+  std::uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= std::uint32_t{data_[at_++]} << (8 * i);
+  return v;
+}
+std::uint64_t ByteReader::u64() {
+  need(8);
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= std::uint64_t{data_[at_++]} << (8 * i);
+  return v;
+}
+double ByteReader::f64() {
+  const std::uint64_t bits = u64();
+  double v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+void ByteReader::f64s(double* out, std::size_t n) {
+  if (n > remaining() / 8) throw Error(ErrorCode::kFormat, "data is truncated");
+  for (std::size_t i = 0; i < n; ++i) out[i] = f64();
+}
+void ByteReader::expect_end() const {
+  if (at_ != size_) throw Error(ErrorCode::kFormat, "data has trailing bytes");
+}
+
+Bytes wrap_payload(ObjectKind kind, const Bytes& payload) {
+  ByteWriter w;
+  for (char ch : {'Z', 'E', 'T', 'A'}) w.u8(static_cast<std::uint8_t>(ch));
+  w.u16(kFormatVersion);
+  w.u16(static_cast<std::uint16_t>(kind));
+  w.u64(payload.size());
+  w.u32(crc32(payload.data(), payload.size()));
+  Bytes out = w.take();
+  ByteWriter tail;
+  tail.u32(crc32(out.data(), out.size()));
+  const Bytes t = tail.take();
+  out.insert(out.end(), t.begin(), t.end());
+  out.insert(out.end(), payload.begin(), payload.end());
+  return out;
+}
+
+Bytes unwrap_payload(const std::uint8_t* data, std::size_t size, ObjectKind expected_kind) {
+  if (data == nullptr || size < kHeaderSize) throw Error(ErrorCode::kFormat, "data is too short to be a zeta object");
+  if (std::memcmp(data, "ZETA", 4) != 0) throw Error(ErrorCode::kFormat, "not a zeta object (bad magic number)");
+  ByteReader r(data + 4, kHeaderSize - 4);
+  const std::uint16_t version = r.u16();
+  const std::uint16_t kind = r.u16();
+  const std::uint64_t payload_size = r.u64();
+  const std::uint32_t payload_crc = r.u32();
+  const std::uint32_t header_crc = r.u32();
+  if (crc32(data, 20) != header_crc) throw Error(ErrorCode::kFormat, "header checksum mismatch (corrupt data)");
+  if (version > kFormatVersion)
+    throw Error(ErrorCode::kFormat, "written by a newer zeta (format version " + std::to_string(version) +
+                                        ", this build reads up to " + std::to_string(kFormatVersion) + ")");
+  if (version == 0) throw Error(ErrorCode::kFormat, "invalid format version 0");
+  if (kind != static_cast<std::uint16_t>(expected_kind))
+    throw Error(ErrorCode::kFormat, "holds object kind " + std::to_string(kind) + ", expected " +
+                                        std::to_string(static_cast<int>(expected_kind)));
+  if (payload_size != size - kHeaderSize)
+    throw Error(ErrorCode::kFormat, payload_size > size - kHeaderSize ? "data is truncated" : "data has trailing bytes");
+  const std::uint8_t* payload = data + kHeaderSize;
+  if (crc32(payload, static_cast<std::size_t>(payload_size)) != payload_crc)
+    throw Error(ErrorCode::kFormat, "payload checksum mismatch (corrupt data)");
+  return Bytes(payload, payload + payload_size);
+}
+
+void write_file_atomic(const std::string& path, const Bytes& bytes) {
+  require(!path.empty(), "path is empty");
+  std::string tmpl = path + ".tmp-XXXXXX";
+  const int fd = mkstemp(tmpl.data());
+  if (fd < 0) throw Error(ErrorCode::kIo, "cannot create a file next to '" + path + "': " + std::strerror(errno));
+  auto fail = [&](const std::string& what) {
+    const std::string reason = std::strerror(errno);
+    ::close(fd);
+    std::remove(tmpl.c_str());
+    throw Error(ErrorCode::kIo, what + " '" + path + "': " + reason);
+  };
+  std::size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("cannot write");
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 && errno != EINVAL && errno != ENOSYS) fail("cannot flush");
+  if (::close(fd) != 0) {
+    std::remove(tmpl.c_str());
+    throw Error(ErrorCode::kIo, "cannot close '" + path + "'");
+  }
+  if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    std::remove(tmpl.c_str());
+    throw Error(ErrorCode::kIo, "cannot move the new file into place at '" + path + "': " + reason);
+  }
+}
+
+Bytes read_file(const std::string& path) {
+  require(!path.empty(), "path is empty");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorCode::kIo, "cannot open '" + path + "'");
+  Bytes bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw Error(ErrorCode::kIo, "cannot read '" + path + "'");
+  return bytes;
+}
+
+Bytes serialize_rbm(const Rbm& rbm) {
+  rbm.validate();
+  ByteWriter w;
+  w.i32(rbm.n_visible());
+  w.i32(rbm.n_hidden());
+  w.f64s(rbm.W.data(), static_cast<std::size_t>(rbm.W.size()));
+  w.f64s(rbm.b.data(), static_cast<std::size_t>(rbm.b.size()));
+  w.f64s(rbm.c.data(), static_cast<std::size_t>(rbm.c.size()));
+  const bool has_base = rbm.base_rates.size() == rbm.n_visible();
+  w.u8(has_base ? 1 : 0);
+  if (has_base) w.f64s(rbm.base_rates.data(), static_cast<std::size_t>(rbm.base_rates.size()));
+  return wrap_payload(ObjectKind::kRbm, w.take());
+}
+
+Rbm deserialize_rbm(const std::uint8_t* data, std::size_t size) {
+  const Bytes payload = unwrap_payload(data, size, ObjectKind::kRbm);
+  ByteReader r(payload.data(), payload.size());
+  const std::int32_t nv = r.i32();
+  const std::int32_t nh = r.i32();
+  if (nv <= 0 || nh <= 0) throw Error(ErrorCode::kFormat, "RBM layer sizes must be positive");
+  // Check the declared sizes against the bytes present before allocating anything.
+  const std::uint64_t weights = static_cast<std::uint64_t>(nv) * static_cast<std::uint64_t>(nh);
+  if (weights + static_cast<std::uint64_t>(nv) + static_cast<std::uint64_t>(nh) > r.remaining() / 8)
+    throw Error(ErrorCode::kFormat, "data is truncated");
+  Rbm rbm(nv, nh);
+  r.f64s(rbm.W.data(), static_cast<std::size_t>(weights));
+  r.f64s(rbm.b.data(), static_cast<std::size_t>(nv));
+  r.f64s(rbm.c.data(), static_cast<std::size_t>(nh));
+  const std::uint8_t has_base = r.u8();
+  if (has_base > 1) throw Error(ErrorCode::kFormat, "invalid base-rate flag");
+  if (has_base == 1) {
+    rbm.base_rates.resize(nv);
+    r.f64s(rbm.base_rates.data(), static_cast<std::size_t>(nv));
+    if (!rbm.base_rates.allFinite() || rbm.base_rates.minCoeff() <= 0.0 || rbm.base_rates.maxCoeff() >= 1.0)
+      throw Error(ErrorCode::kFormat, "base rates must lie in (0, 1)");
+  }
+  r.expect_end();
+  if (!rbm.W.allFinite() || !rbm.b.allFinite() || !rbm.c.allFinite())
+    throw Error(ErrorCode::kFormat, "parameters contain non-finite values");
+  return rbm;
+}
+
+void save_rbm(const Rbm& rbm, const std::string& path) { write_file_atomic(path, serialize_rbm(rbm)); }
+
+Rbm load_rbm(const std::string& path) {
+  const Bytes bytes = read_file(path);
+  try {
+    return deserialize_rbm(bytes.data(), bytes.size());
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kFormat) throw Error(ErrorCode::kFormat, "'" + path + "': " + e.what());
+    throw;
+  }
+}
+
+}  // namespace zeta

@@ -1,0 +1,310 @@
+#include "zeta/sampler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "zeta/error.hpp"
+
+namespace zeta {
+
+template <class S>
+void ParamMirror<S>::sync(const Rbm& rbm) {
+  W = rbm.W.cast<S>();
+  b = rbm.b.cast<S>();
+  c = rbm.c.cast<S>();
+  b_exact = rbm.b;
+}
+
+std::vector<double> linear_ladder(int n_temperatures) {
+  require(n_temperatures >= 1, "the number of temperatures must be at least 1");
+  std::vector<double> betas(static_cast<std::size_t>(n_temperatures));
+  for (int i = 0; i < n_temperatures; ++i)
+    betas[static_cast<std::size_t>(i)] = n_temperatures == 1 ? 1.0 : 1.0 - static_cast<double>(i) / (n_temperatures - 1);
+  return betas;
+}
+
+std::vector<double> geometric_ladder(int n_temperatures, double beta_min) {
+  require(n_temperatures >= 2, "a geometric ladder needs at least 2 temperatures");
+  require(beta_min > 0.0 && beta_min < 1.0, "beta_min must lie in (0, 1)");
+  std::vector<double> betas(static_cast<std::size_t>(n_temperatures));
+  const int steps = n_temperatures - 2;
+  for (int i = 0; i < n_temperatures - 1; ++i)
+    betas[static_cast<std::size_t>(i)] = steps == 0 ? 1.0 : std::pow(beta_min, static_cast<double>(i) / steps);
+  betas.back() = 0.0;
+  return betas;
+}
+
+namespace {
+void check_ladder(const std::vector<double>& betas) {
+  require(!betas.empty(), "the temperature ladder is empty");
+  require(betas.front() == 1.0, "the first inverse temperature must be 1");
+  if (betas.size() > 1) require(betas.back() == 0.0, "the last inverse temperature must be 0");
+  for (std::size_t i = 1; i < betas.size(); ++i)
+    require(betas[i] < betas[i - 1], "inverse temperatures must be strictly decreasing");
+}
+}  // namespace
+
+template <class S>
+TemperedSampler<S>::TemperedSampler(int n_visible, int n_hidden, const TemperingConfig& config)
+    : n_visible_(n_visible),
+      n_hidden_(n_hidden),
+      chains_(config.chains_per_temperature),
+      mode_(config.mode),
+      betas_(config.betas),
+      adaptive_(config.adaptive),
+      adapt_interval_(config.adapt_interval),
+      adapt_damping_(config.adapt_damping) {
+  require(n_visible > 0 && n_hidden > 0, "layer sizes must be positive");
+  require(chains_ >= 1, "chains_per_temperature must be at least 1");
+  check_ladder(betas_);
+  require(!adaptive_ || betas_.size() >= 3, "adaptive tempering needs at least 3 temperatures");
+  require(adapt_interval_ >= 1, "adapt_interval must be at least 1");
+  require(adapt_damping_ > 0.0 && adapt_damping_ <= 1.0, "adapt_damping must lie in (0, 1]");
+  const Eigen::Index rows = static_cast<Eigen::Index>(betas_.size()) * chains_;
+  v_ = Mat<S>::Zero(rows, n_visible);
+  a_ = Mat<S>::Zero(rows, n_hidden);
+  h_.resize(rows, n_hidden);
+  v_input_.resize(rows, n_visible);
+  bv_ = VectorD::Zero(rows);
+  own_log_q_ = VectorD::Zero(rows);
+  const std::size_t pairs = betas_.size() - 1;
+  accepted_.assign(pairs, 0);
+  proposed_.assign(pairs, 0);
+  recent_rate_.assign(pairs, 0.0);
+  label_.assign(static_cast<std::size_t>(rows), 0);
+  flow_up_.assign(betas_.size(), 0.0);
+  flow_down_.assign(betas_.size(), 0.0);
+}
+
+template <class S>
+void TemperedSampler<S>::init_chains(const VectorD& visible_probs, Rng& rng) {
+  require(visible_probs.size() == n_visible_, "visible_probs has the wrong length");
+  v_.rowwise() = visible_probs.cast<S>().transpose();
+  sample_bernoulli(v_, rng);
+  fresh_ = false;
+}
+
+template <class S>
+void TemperedSampler<S>::set_chains(const Mat<S>& v) {
+  require(v.cols() == n_visible_, "chain states have the wrong width");
+  if (v.rows() != v_.rows()) {
+    require(betas_.size() == 1, "only a single-temperature sampler can change its chain count");
+    chains_ = static_cast<int>(v.rows());
+    v_.resize(v.rows(), n_visible_);
+    a_.resize(v.rows(), n_hidden_);
+    h_.resize(v.rows(), n_hidden_);
+    v_input_.resize(v.rows(), n_visible_);
+    bv_.resize(v.rows());
+    own_log_q_.resize(v.rows());
+    label_.assign(static_cast<std::size_t>(v.rows()), 0);
+  }
+  v_ = v;
+  fresh_ = false;
+}
+
+template <class S>
+double TemperedSampler<S>::row_log_q(Eigen::Index row, double beta) const {
+  const double vis_beta = mode_ == Tempering::kInteraction ? 1.0 : beta;
+  const Eigen::ArrayXd scaled = beta * a_.row(row).transpose().template cast<double>().array();
+  return vis_beta * bv_[row] + softplus_array(scaled).sum();
+}
+
+template <class S>
+void TemperedSampler<S>::refresh(const ParamMirror<S>& p) {
+  a_.noalias() = v_ * p.W;
+  a_.rowwise() += p.c.transpose();
+  bv_.noalias() = v_.template cast<double>() * p.b_exact;
+  for (Eigen::Index r = 0; r < v_.rows(); ++r) own_log_q_[r] = row_log_q(r, betas_[static_cast<std::size_t>(r / chains_)]);
+  fresh_ = true;
+}
+
+template <class S>
+VectorD TemperedSampler<S>::log_q_block(int block, double beta) const {
+  VectorD out(chains_);
+  const Eigen::Index first = static_cast<Eigen::Index>(block) * chains_;
+  for (int n = 0; n < chains_; ++n) out[n] = row_log_q(first + n, beta);
+  return out;
+}
+
+template <class S>
+void TemperedSampler<S>::sweep(const ParamMirror<S>& p, int k, Rng& rng) {
+  require(k >= 1, "the number of Gibbs steps must be at least 1");
+  require(p.W.rows() == n_visible_ && p.W.cols() == n_hidden_, "parameters do not match the sampler's shape");
+  if (!fresh_) refresh(p);
+  const int M = n_temperatures();
+  const bool tempered = M > 1;
+  for (int step = 0; step < k; ++step) {
+    if (step > 0) {
+      a_.noalias() = v_ * p.W;
+      a_.rowwise() += p.c.transpose();
+    }
+    // h ~ p(h | v) at each temperature
+    if (tempered) {
+      for (int i = 0; i < M; ++i)
+        h_.middleRows(static_cast<Eigen::Index>(i) * chains_, chains_) =
+            (static_cast<S>(betas_[static_cast<std::size_t>(i)]) *
+             a_.middleRows(static_cast<Eigen::Index>(i) * chains_, chains_).array())
+                .logistic()
+                .matrix();
+    } else {
+      h_ = a_.array().logistic().matrix();
+    }
+    sample_bernoulli(h_, rng);
+    // v ~ p(v | h): σ(β_b b + β W h)
+    v_input_.noalias() = h_ * p.W.transpose();
+    if (tempered) {
+      for (int i = 0; i < M; ++i) {
+        auto block = v_input_.middleRows(static_cast<Eigen::Index>(i) * chains_, chains_);
+        block *= static_cast<S>(betas_[static_cast<std::size_t>(i)]);
+        block.rowwise() += (static_cast<S>(visible_beta(i)) * p.b).transpose();
+      }
+    } else {
+      v_input_.rowwise() += p.b.transpose();
+    }
+    v_ = v_input_.array().logistic().matrix();
+    sample_bernoulli(v_, rng);
+  }
+  refresh(p);
+  if (tempered) {
+    swap_round(0, rng);
+    swap_round(1, rng);
+    record_flow();
+  }
+}
+
+template <class S>
+bool TemperedSampler<S>::maybe_adapt() {
+  if (!adaptive_ || n_temperatures() < 3 || ++rounds_since_adapt_ < adapt_interval_) return false;
+  rounds_since_adapt_ = 0;
+  return adapt_ladder();
+}
+
+template <class S>
+void TemperedSampler<S>::swap_rows(Eigen::Index r1, Eigen::Index r2) {
+  v_.row(r1).swap(v_.row(r2));
+  a_.row(r1).swap(a_.row(r2));
+  std::swap(bv_[r1], bv_[r2]);
+  std::swap(label_[static_cast<std::size_t>(r1)], label_[static_cast<std::size_t>(r2)]);
+}
+
+template <class S>
+void TemperedSampler<S>::swap_round(int first_pair, Rng& rng) {
+  const int M = n_temperatures();
+  constexpr double kRecentWeight = 0.01;
+  for (int i = first_pair; i + 1 < M; i += 2) {
+    const double beta_i = betas_[static_cast<std::size_t>(i)];
+    const double beta_j = betas_[static_cast<std::size_t>(i + 1)];
+    std::int64_t accepted_here = 0;
+    for (int n = 0; n < chains_; ++n) {
+      const Eigen::Index r1 = static_cast<Eigen::Index>(i) * chains_ + n;
+      const Eigen::Index r2 = static_cast<Eigen::Index>(i + 1) * chains_ + n;
+      const double lq_i_x2 = row_log_q(r2, beta_i);
+      const double lq_j_x1 = row_log_q(r1, beta_j);
+      const double log_ratio = lq_i_x2 + lq_j_x1 - own_log_q_[r1] - own_log_q_[r2];
+      if (log_ratio >= 0.0 || rng.uniform() < std::exp(log_ratio)) {
+        swap_rows(r1, r2);
+        own_log_q_[r1] = lq_i_x2;
+        own_log_q_[r2] = lq_j_x1;
+        ++accepted_here;
+      }
+    }
+    const auto pair = static_cast<std::size_t>(i);
+    accepted_[pair] += accepted_here;
+    proposed_[pair] += chains_;
+    recent_rate_[pair] += kRecentWeight * (static_cast<double>(accepted_here) / chains_ - recent_rate_[pair]);
+  }
+}
+
+template <class S>
+std::vector<double> TemperedSampler<S>::swap_rates() const {
+  std::vector<double> rates(accepted_.size(), 0.0);
+  for (std::size_t i = 0; i < rates.size(); ++i)
+    rates[i] = proposed_[i] > 0 ? static_cast<double>(accepted_[i]) / static_cast<double>(proposed_[i]) : 0.0;
+  return rates;
+}
+
+template <class S>
+void TemperedSampler<S>::record_flow() {
+  const int M = n_temperatures();
+  for (Eigen::Index r = 0; r < v_.rows(); ++r) {
+    const int rung = static_cast<int>(r / chains_);
+    auto& label = label_[static_cast<std::size_t>(r)];
+    if (rung == 0) {
+      if (label == -1) ++round_trips_;
+      label = 1;
+    } else if (rung == M - 1) {
+      label = -1;
+    }
+    if (label == 1) flow_up_[static_cast<std::size_t>(rung)] += 1.0;
+    if (label == -1) flow_down_[static_cast<std::size_t>(rung)] += 1.0;
+  }
+}
+
+// Feedback-optimised ladder (Katzgraber, Trebst, Huse & Troyer 2006), the scheme behind SML-APT: with f_i the
+// fraction of replicas at rung i that last visited β = 1, the round-trip rate is maximal when f falls linearly
+// along the ladder. The optimal density of rungs is η(β) ∝ sqrt(df/dβ), estimated per interval; the new rungs
+// split ∫η into equal parts. Moves are damped, and skipped until every rung has seen labelled replicas.
+template <class S>
+bool TemperedSampler<S>::adapt_ladder() {
+  const int M = n_temperatures();
+  std::vector<double> f(static_cast<std::size_t>(M));
+  for (int i = 0; i < M; ++i) {
+    const double total = flow_up_[static_cast<std::size_t>(i)] + flow_down_[static_cast<std::size_t>(i)];
+    if (total < 1.0) return false;  // not enough statistics yet: keep counting
+    f[static_cast<std::size_t>(i)] = flow_up_[static_cast<std::size_t>(i)] / total;
+  }
+  std::vector<double> density(static_cast<std::size_t>(M - 1));
+  double mass = 0.0;
+  const double floor_df = 1e-3 / M;
+  for (int i = 0; i + 1 < M; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    const double width = betas_[k] - betas_[k + 1];
+    const double df = std::max(f[k] - f[k + 1], floor_df);
+    density[k] = std::sqrt(df / width);
+    mass += density[k] * width;
+  }
+  std::vector<double> target(betas_.size());
+  target.front() = 1.0;
+  target.back() = 0.0;
+  // Walk down from β = 1, placing rung k where the cumulative mass reaches k/(M−1).
+  std::size_t interval = 0;
+  double cumulative = 0.0;
+  for (int k = 1; k + 1 < M; ++k) {
+    const double goal = mass * k / (M - 1);
+    while (interval + 1 < density.size() &&
+           cumulative + density[interval] * (betas_[interval] - betas_[interval + 1]) < goal) {
+      cumulative += density[interval] * (betas_[interval] - betas_[interval + 1]);
+      ++interval;
+    }
+    target[static_cast<std::size_t>(k)] = betas_[interval] - (goal - cumulative) / density[interval];
+  }
+  std::vector<double> next(betas_.size());
+  for (std::size_t k = 0; k < betas_.size(); ++k)
+    next[k] = (1.0 - adapt_damping_) * betas_[k] + adapt_damping_ * target[k];
+  next.front() = 1.0;
+  next.back() = 0.0;
+  for (std::size_t k = 1; k < next.size(); ++k)
+    if (!(next[k] < next[k - 1])) return false;  // never accept a non-monotone ladder
+  betas_ = next;
+  std::fill(flow_up_.begin(), flow_up_.end(), 0.0);
+  std::fill(flow_down_.begin(), flow_down_.end(), 0.0);
+  fresh_ = false;
+  ++ladder_moves_;
+  return true;
+}
+
+template <class S>
+void TemperedSampler<S>::set_betas(const std::vector<double>& betas) {
+  require(betas.size() == betas_.size(), "the ladder must keep its number of temperatures");
+  check_ladder(betas);
+  betas_ = betas;
+  fresh_ = false;
+}
+
+template struct ParamMirror<float>;
+template struct ParamMirror<double>;
+template class TemperedSampler<float>;
+template class TemperedSampler<double>;
+
+}  // namespace zeta

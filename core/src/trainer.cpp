@@ -1,0 +1,241 @@
+#include "zeta/trainer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "zeta/error.hpp"
+
+namespace zeta {
+
+class SmlTrainer::Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual void step(const MatrixD& batch, double learning_rate, StepObservations* obs) = 0;
+  virtual int n_temperatures() const = 0;
+  virtual std::vector<double> betas() const = 0;
+  virtual std::vector<double> swap_rates() const = 0;
+  virtual std::vector<double> recent_swap_rates() const = 0;
+  virtual std::int64_t round_trips() const = 0;
+  virtual int ladder_moves() const = 0;
+  virtual MatrixD chains(int temperature_index) const = 0;
+};
+
+template <class S>
+class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
+ public:
+  EngineImpl(SmlTrainer& owner, const TemperingConfig& tempering)
+      : owner_(owner), sampler_(owner.rbm_.n_visible(), owner.rbm_.n_hidden(), tempering), rng_(owner.config_.seed) {
+    const Rbm& rbm = owner.rbm_;
+    params_.sync(rbm);
+    synced_revision_ = rbm.revision;
+    const VectorD start = rbm.base_rates.size() == rbm.n_visible() ? rbm.base_rates
+                                                                    : VectorD(rbm.b.array().logistic().matrix());
+    sampler_.init_chains(start, rng_);
+  }
+
+  void step(const MatrixD& batch, double learning_rate, StepObservations* obs) override {
+    Rbm& rbm = owner_.rbm_;
+    const TrainerConfig& cfg = owner_.config_;
+    const bool persistent = cfg.method != NegativePhase::kCD;
+    if (rbm.revision != synced_revision_) {
+      params_.sync(rbm);
+      sampler_.invalidate();
+      synced_revision_ = rbm.revision;
+      if (obs != nullptr) obs->parameters_jumped = true;
+    }
+    data_ = batch.cast<S>();
+    const auto batch_rows = static_cast<S>(data_.rows());
+
+    // Positive phase: p(h | data). For CD the chains start at the data, so the sampler computes it.
+    if (!persistent) {
+      sampler_.set_chains(data_);
+      sampler_.refresh(params_);
+      positive_ = sampler_.block_preactivations(0).array().logistic().matrix();
+    } else {
+      positive_.noalias() = data_ * params_.W;
+      positive_.rowwise() += params_.c.transpose();
+      positive_ = positive_.array().logistic().matrix();
+    }
+
+    sampler_.sweep(params_, cfg.gibbs_steps, rng_);
+    const bool record = obs != nullptr && sampler_.n_temperatures() > 1;
+    if (record) record_bridge(*obs);
+
+    // Negative phase from the chains at β = 1 (after swaps).
+    const auto model_chains = sampler_.block_chains(0);
+    negative_ = sampler_.block_preactivations(0).array().logistic().matrix();
+    const auto chain_rows = static_cast<S>(model_chains.rows());
+    gradient_W_.noalias() = data_.transpose() * (positive_ / batch_rows);
+    gradient_W_.noalias() -= model_chains.transpose() * (negative_ / chain_rows);
+    const VectorD grad_b =
+        (data_.colwise().sum() / batch_rows - model_chains.colwise().sum() / chain_rows).transpose().template cast<double>();
+    const VectorD grad_c = (positive_.colwise().sum() / batch_rows - negative_.colwise().sum() / chain_rows)
+                               .transpose()
+                               .template cast<double>();
+    apply_update(rbm, learning_rate, grad_b, grad_c);
+
+    if (persistent) {
+      if (record) own_before_ = sampler_.own_log_q();
+      sampler_.maybe_adapt();
+      // The next sweep starts from these pre-activations, computed under θ_{t+1}: the importance weights of
+      // the tracker come for free.
+      sampler_.refresh(params_);
+      if (record) record_update(*obs, rbm);
+    }
+  }
+
+  int n_temperatures() const override { return sampler_.n_temperatures(); }
+  std::vector<double> betas() const override { return sampler_.betas(); }
+  std::vector<double> swap_rates() const override { return sampler_.swap_rates(); }
+  std::vector<double> recent_swap_rates() const override { return sampler_.recent_swap_rates(); }
+  std::int64_t round_trips() const override { return sampler_.round_trips(); }
+  int ladder_moves() const override { return sampler_.ladder_moves(); }
+  MatrixD chains(int i) const override { return sampler_.block_chains(i).template cast<double>(); }
+
+ private:
+  // W ← W + Δ with Δ = μΔ + ε(∇ − λW), in double, and the sampler's copy refreshed in the same pass.
+  void apply_update(Rbm& rbm, double lr, const VectorD& grad_b, const VectorD& grad_c) {
+    const TrainerConfig& cfg = owner_.config_;
+    const Eigen::Index n = rbm.W.size();
+    double* W = rbm.W.data();
+    S* mirror = params_.W.data();
+    const S* g = gradient_W_.data();
+    const double mu = cfg.momentum;
+    const double decay = cfg.weight_decay;
+    if (mu == 0.0) {
+      for (Eigen::Index i = 0; i < n; ++i) {
+        W[i] += lr * (static_cast<double>(g[i]) - decay * W[i]);
+        mirror[i] = static_cast<S>(W[i]);
+      }
+    } else {
+      double* inc = owner_.inc_W_.data();
+      for (Eigen::Index i = 0; i < n; ++i) {
+        inc[i] = mu * inc[i] + lr * (static_cast<double>(g[i]) - decay * W[i]);
+        W[i] += inc[i];
+        mirror[i] = static_cast<S>(W[i]);
+      }
+    }
+    owner_.inc_b_ = mu * owner_.inc_b_ + lr * grad_b;
+    owner_.inc_c_ = mu * owner_.inc_c_ + lr * grad_c;
+    rbm.b += owner_.inc_b_;
+    rbm.c += owner_.inc_c_;
+    params_.b = rbm.b.cast<S>();
+    params_.c = rbm.c.cast<S>();
+    params_.b_exact = rbm.b;
+    ++rbm.revision;
+    synced_revision_ = rbm.revision;
+    if (!rbm.W.allFinite() || !rbm.b.allFinite() || !rbm.c.allFinite())
+      throw Error(ErrorCode::kNumeric, "training diverged: a parameter became non-finite (lower the learning rate)");
+  }
+
+  void record_bridge(StepObservations& obs) const {
+    const int M = sampler_.n_temperatures();
+    const auto& betas = sampler_.betas();
+    obs.betas = betas;
+    const auto pairs = static_cast<std::size_t>(M - 1);
+    obs.lower_at_own.resize(pairs);
+    obs.lower_at_next.resize(pairs);
+    obs.upper_at_lower.resize(pairs);
+    obs.upper_at_own.resize(pairs);
+    const VectorD& own = sampler_.own_log_q();
+    const Eigen::Index n = sampler_.chains_per_temperature();
+    for (int i = 0; i + 1 < M; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      obs.lower_at_own[k] = own.segment(i * n, n);
+      obs.lower_at_next[k] = sampler_.log_q_block(i, betas[k + 1]);
+      obs.upper_at_lower[k] = sampler_.log_q_block(i + 1, betas[k]);
+      obs.upper_at_own[k] = own.segment((i + 1) * n, n);
+    }
+  }
+
+  void record_update(StepObservations& obs, const Rbm& rbm) const {
+    const int M = sampler_.n_temperatures();
+    const Eigen::Index n = sampler_.chains_per_temperature();
+    const VectorD& own_after = sampler_.own_log_q();
+    obs.update_log_weights.resize(static_cast<std::size_t>(M));
+    for (int i = 0; i < M; ++i)
+      obs.update_log_weights[static_cast<std::size_t>(i)] = own_after.segment(i * n, n) - own_before_.segment(i * n, n);
+    obs.next_betas = sampler_.betas();
+    obs.next_log_z_beta_zero = rbm.log_z_at_beta_zero(sampler_.mode());
+  }
+
+  SmlTrainer& owner_;
+  ParamMirror<S> params_;
+  TemperedSampler<S> sampler_;
+  Rng rng_;
+  std::uint64_t synced_revision_ = 0;
+  Mat<S> data_, positive_, negative_, gradient_W_;
+  VectorD own_before_;
+};
+
+SmlTrainer::SmlTrainer(Rbm& rbm, const TrainerConfig& config) : rbm_(rbm), config_(config) {
+  rbm.validate();
+  require(config.gibbs_steps >= 1, "gibbs_steps must be at least 1");
+  require(config.chains_per_temperature >= 1, "chains_per_temperature must be at least 1");
+  require(std::isfinite(config.learning_rate) && config.learning_rate > 0.0, "learning_rate must be positive");
+  require(std::isfinite(config.lr_decay) && config.lr_decay >= 0.0, "lr_decay must be >= 0");
+  require(std::isfinite(config.momentum) && config.momentum >= 0.0 && config.momentum < 1.0,
+          "momentum must lie in [0, 1)");
+  require(std::isfinite(config.weight_decay) && config.weight_decay >= 0.0, "weight_decay must be >= 0");
+
+  TemperingConfig tempering;
+  tempering.chains_per_temperature = config.chains_per_temperature;
+  tempering.mode = config.tempering;
+  if (config.method == NegativePhase::kPT) {
+    require(config.n_temperatures >= 2, "parallel tempering needs at least 2 temperatures");
+    tempering.betas = config.betas.empty() ? linear_ladder(config.n_temperatures) : config.betas;
+    require(static_cast<int>(tempering.betas.size()) == config.n_temperatures,
+            "betas must have n_temperatures entries");
+    tempering.adaptive = config.adaptive_tempering;
+    tempering.adapt_interval = config.adapt_interval;
+    tempering.adapt_damping = config.adapt_damping;
+  } else {
+    require(!config.adaptive_tempering, "adaptive tempering needs the PT negative phase");
+    tempering.betas = {1.0};
+  }
+  if (config.momentum > 0.0) inc_W_ = MatrixD::Zero(rbm.n_visible(), rbm.n_hidden());
+  inc_b_ = VectorD::Zero(rbm.n_visible());
+  inc_c_ = VectorD::Zero(rbm.n_hidden());
+  if (config.single_precision)
+    engine_ = std::make_unique<EngineImpl<float>>(*this, tempering);
+  else
+    engine_ = std::make_unique<EngineImpl<double>>(*this, tempering);
+}
+
+SmlTrainer::~SmlTrainer() = default;
+
+double SmlTrainer::learning_rate_at(std::int64_t t) const {
+  if (config_.lr_decay <= 0.0) return config_.learning_rate;
+  return std::min(config_.lr_decay * config_.learning_rate / static_cast<double>(t + 1), config_.learning_rate);
+}
+
+void SmlTrainer::step(const MatrixD& batch) {
+  require(batch.rows() > 0, "a training batch needs at least one row");
+  require(batch.cols() == rbm_.n_visible(), "batch has " + std::to_string(batch.cols()) +
+                                                " columns, the model has " + std::to_string(rbm_.n_visible()) +
+                                                " visible units");
+  const double lr = learning_rate_at(steps_);
+  StepObservations* obs = nullptr;
+  if (config_.record_observations && config_.method == NegativePhase::kPT) {
+    observations_ = StepObservations{};
+    observations_.step = steps_;
+    observations_.learning_rate = lr;
+    obs = &observations_;
+  }
+  engine_->step(batch, lr, obs);
+  ++steps_;
+}
+
+int SmlTrainer::n_temperatures() const { return engine_->n_temperatures(); }
+std::vector<double> SmlTrainer::betas() const { return engine_->betas(); }
+std::vector<double> SmlTrainer::swap_rates() const { return engine_->swap_rates(); }
+std::vector<double> SmlTrainer::recent_swap_rates() const { return engine_->recent_swap_rates(); }
+std::int64_t SmlTrainer::round_trips() const { return engine_->round_trips(); }
+int SmlTrainer::ladder_moves() const { return engine_->ladder_moves(); }
+MatrixD SmlTrainer::chains(int temperature_index) const {
+  require(temperature_index >= 0 && temperature_index < n_temperatures(), "temperature index out of range");
+  return engine_->chains(temperature_index);
+}
+
+}  // namespace zeta
