@@ -167,7 +167,10 @@ void TemperedSampler<S>::sweep(const ParamMirror<S>& p, int k, Rng& rng) {
   }
   refresh(p);
   if (tempered) {
+    // Flow statistics after each round: sampling them once per pair of rounds biases f towards the rungs the
+    // last round just mixed, and the ladder then pairs up its rungs.
     swap_round(0, rng);
+    record_flow();
     swap_round(1, rng);
     record_flow();
   }

@@ -107,7 +107,7 @@ void sample_bernoulli(Mat<S>& probs_in_samples_out, Rng& rng) {
 
 // True when every entry is exactly 0 or 1.
 template <class Derived>
-bool is_binary(const Eigen::DenseBase<Derived>& m) {
+bool is_binary(const Eigen::MatrixBase<Derived>& m) {
   using S = typename Derived::Scalar;
   return ((m.array() == S(0)) || (m.array() == S(1))).all();
 }

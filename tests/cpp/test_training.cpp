@@ -1,0 +1,190 @@
+// SML training: it learns (exact KL on Bars-and-Stripes), it is reproducible, and what it records for the
+// tracker is exactly the log-probabilities it claims to be.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "test_util.hpp"
+#include "zeta/data.hpp"
+#include "zeta/error.hpp"
+#include "zeta/estimators.hpp"
+#include "zeta/trainer.hpp"
+
+namespace zeta {
+namespace {
+
+using testing::code_of;
+using testing::random_rbm;
+
+// KL(data ‖ model) for a data set of distinct patterns, each with probability 1/n.
+double kl_data_model(const Rbm& rbm, const MatrixD& patterns) {
+  const VectorD p = exact_visible_distribution(rbm);
+  double mean_log_p = 0.0;
+  for (Eigen::Index i = 0; i < patterns.rows(); ++i) mean_log_p += std::log(p[code_of(patterns.row(i))]);
+  mean_log_p /= static_cast<double>(patterns.rows());
+  return -std::log(static_cast<double>(patterns.rows())) - mean_log_p;
+}
+
+struct BasRun {
+  double initial_kl;
+  double final_kl;
+};
+
+BasRun train_bars_and_stripes(TrainerConfig config, int steps) {
+  const MatrixD patterns = bars_and_stripes(3);
+  Rbm rbm(9, 16);
+  Rng rng(1);
+  rbm.init_from_data(patterns, rng);
+  const double initial = kl_data_model(rbm, patterns);
+  SmlTrainer trainer(rbm, config);
+  Rng pick(5);
+  MatrixD batch(10, 9);
+  for (int s = 0; s < steps; ++s) {
+    for (int r = 0; r < 10; ++r) batch.row(r) = patterns.row(static_cast<Eigen::Index>(pick.below(14)));
+    trainer.step(batch);
+  }
+  return {initial, kl_data_model(rbm, patterns)};
+}
+
+TEST(Training, PcdLearnsBarsAndStripes) {
+  TrainerConfig config;
+  config.method = NegativePhase::kPCD;
+  config.chains_per_temperature = 100;
+  config.learning_rate = 0.01;
+  config.lr_decay = 5000;
+  config.momentum = 0.5;
+  config.seed = 3;
+  const BasRun run = train_bars_and_stripes(config, 20000);
+  EXPECT_GT(run.initial_kl, 3.0);
+  EXPECT_LT(run.final_kl, 0.25 * run.initial_kl) << "KL went from " << run.initial_kl << " to " << run.final_kl;
+}
+
+TEST(Training, ParallelTemperingLearnsBarsAndStripes) {
+  TrainerConfig config;
+  config.method = NegativePhase::kPT;
+  config.n_temperatures = 5;
+  config.chains_per_temperature = 20;
+  config.learning_rate = 0.05;
+  config.seed = 3;
+  const BasRun run = train_bars_and_stripes(config, 20000);
+  EXPECT_LT(run.final_kl, 0.1 * run.initial_kl) << "KL went from " << run.initial_kl << " to " << run.final_kl;
+}
+
+TEST(Training, ContrastiveDivergenceLearnsBarsAndStripes) {
+  TrainerConfig config;
+  config.method = NegativePhase::kCD;
+  config.gibbs_steps = 1;
+  config.learning_rate = 0.05;
+  config.seed = 3;
+  const BasRun run = train_bars_and_stripes(config, 20000);
+  EXPECT_LT(run.final_kl, 0.3 * run.initial_kl) << "KL went from " << run.initial_kl << " to " << run.final_kl;
+}
+
+TEST(Training, LearningRateSchedule) {
+  Rbm rbm(4, 3);
+  TrainerConfig config;
+  config.learning_rate = 1e-2;
+  config.lr_decay = 1000;
+  SmlTrainer decaying(rbm, config);
+  EXPECT_DOUBLE_EQ(decaying.learning_rate_at(0), 1e-2);
+  EXPECT_DOUBLE_EQ(decaying.learning_rate_at(999), 1e-2);
+  EXPECT_DOUBLE_EQ(decaying.learning_rate_at(1999), 1000 * 1e-2 / 2000);
+  config.lr_decay = 0;
+  SmlTrainer constant(rbm, config);
+  EXPECT_DOUBLE_EQ(constant.learning_rate_at(123456), 1e-2);
+}
+
+TEST(Training, SameSeedSameParameters) {
+  for (bool single : {true, false}) {
+    auto run = [&](std::uint64_t seed) {
+      Rbm rbm = random_rbm(20, 8, 81, 0.1, 0.1);
+      TrainerConfig config;
+      config.method = NegativePhase::kPT;
+      config.n_temperatures = 4;
+      config.chains_per_temperature = 5;
+      config.adaptive_tempering = true;
+      config.adapt_interval = 10;
+      config.momentum = 0.9;
+      config.weight_decay = 1e-4;
+      config.single_precision = single;
+      config.seed = seed;
+      SmlTrainer trainer(rbm, config);
+      Rng rng(82);
+      MatrixD batch(7, 20);
+      for (int s = 0; s < 50; ++s) {
+        for (Eigen::Index i = 0; i < batch.size(); ++i) batch.data()[i] = rng.uniform() < 0.3 ? 1.0 : 0.0;
+        trainer.step(batch);
+      }
+      return rbm;
+    };
+    const Rbm a = run(7), b = run(7), c = run(8);
+    EXPECT_EQ(a.W, b.W);
+    EXPECT_EQ(a.b, b.b);
+    EXPECT_EQ(a.c, b.c);
+    EXPECT_NE(a.W, c.W);
+  }
+}
+
+TEST(Training, ObservationsAreTheClaimedLogProbabilities) {
+  // Double precision so the comparison with the model's own log q̃ can be tight.
+  Rbm rbm = random_rbm(12, 7, 91, 0.3, 0.3);
+  TrainerConfig config;
+  config.method = NegativePhase::kPT;
+  config.n_temperatures = 4;
+  config.chains_per_temperature = 6;
+  config.single_precision = false;
+  config.record_observations = true;
+  config.learning_rate = 0.05;
+  config.seed = 92;
+  SmlTrainer trainer(rbm, config);
+  Rng rng(93);
+  MatrixD batch(5, 12);
+  for (int s = 0; s < 5; ++s) {
+    for (Eigen::Index i = 0; i < batch.size(); ++i) batch.data()[i] = rng.uniform() < 0.4 ? 1.0 : 0.0;
+    const Rbm before = rbm;
+    MatrixD chains_before[4];
+    for (int i = 0; i < 4; ++i) chains_before[i] = trainer.chains(i);
+    trainer.step(batch);
+    const StepObservations& obs = trainer.observations();
+    ASSERT_EQ(obs.step, s);
+    ASSERT_EQ(obs.update_log_weights.size(), 4U);
+    // The chains the step sampled are those it now holds (the update moved no chain).
+    for (int i = 0; i < 4; ++i) {
+      const MatrixD x = trainer.chains(i);
+      const double beta = obs.betas[static_cast<std::size_t>(i)];
+      const VectorD expected = rbm.log_unnormalized(x, beta, Tempering::kInteraction) -
+                               before.log_unnormalized(x, beta, Tempering::kInteraction);
+      for (Eigen::Index n = 0; n < x.rows(); ++n) EXPECT_NEAR(obs.update_log_weights[static_cast<std::size_t>(i)][n], expected[n], 1e-10);
+      if (i + 1 < 4) {
+        const double beta_next = obs.betas[static_cast<std::size_t>(i + 1)];
+        const VectorD own = before.log_unnormalized(x, beta, Tempering::kInteraction);
+        const VectorD next = before.log_unnormalized(x, beta_next, Tempering::kInteraction);
+        for (Eigen::Index n = 0; n < x.rows(); ++n) {
+          EXPECT_NEAR(obs.lower_at_own[static_cast<std::size_t>(i)][n], own[n], 1e-10);
+          EXPECT_NEAR(obs.lower_at_next[static_cast<std::size_t>(i)][n], next[n], 1e-10);
+        }
+      }
+    }
+    EXPECT_NEAR(obs.next_log_z_beta_zero, rbm.log_z_at_beta_zero(Tempering::kInteraction), 1e-12);
+  }
+}
+
+TEST(Training, RejectsBadConfigurationAndBatches) {
+  Rbm rbm(6, 4);
+  TrainerConfig config;
+  config.learning_rate = -1;
+  EXPECT_THROW(SmlTrainer(rbm, config), Error);
+  config.learning_rate = 0.01;
+  config.n_temperatures = 1;
+  EXPECT_THROW(SmlTrainer(rbm, config), Error);
+  config.n_temperatures = 3;
+  config.momentum = 1.0;
+  EXPECT_THROW(SmlTrainer(rbm, config), Error);
+  config.momentum = 0.0;
+  SmlTrainer trainer(rbm, config);
+  EXPECT_THROW(trainer.step(MatrixD::Zero(3, 5)), Error);
+  EXPECT_THROW(trainer.step(MatrixD::Zero(0, 6)), Error);
+}
+
+}  // namespace
+}  // namespace zeta
