@@ -5,9 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <stdlib.h>  // mkdtemp
 
 #include "zeta/error.hpp"
 #include "zeta/io.hpp"
@@ -269,6 +273,36 @@ TEST(Softmax, BernoulliSamplingCostIsOrderKPlusLogC) {
 // ------------------------------------------------------------------------------------------------------------
 // Unbiased estimators of the normaliser over the complement of the true class
 
+// Every sampled method's negatives define an importance-sampling estimate of a normaliser; its mean over many
+// independent draws must match the exact sum. This checks both the draws (their distribution) and the weights:
+//   kImportance, kBernoulli  Σ_k κ_k u(d_k)                       → Σ_{d≠c} u(d)   (eq. 22; the method itself)
+//   kRanking                 (C − 1)/K Σ_k u(d_k), d_k uniform     → Σ_{d≠c} u(d)   (eq. 38)
+//   kNegativeSampling        Σ_k u(d_k) / (K q_n(d_k))             → Σ_{d≠c} u(d)   (q_n: q on d ≠ c)
+//   kNce                     Σ_k u(d_k) / (K q(d_k)) = Σ u e^{−lw} → Σ_d u(d)       (noise over all classes)
+//   kBlackOut                (1 − Q(c))/K Σ_k u(d_k)/Q(d_k)        → Σ_{d≠c} u(d)
+double normaliser_estimate(const SoftmaxClassifier& model, const SoftmaxSample& sample, std::size_t e,
+                           int true_class, const VectorD& s) {
+  const int K = model.config().n_negatives;
+  const double C = model.n_classes();
+  const double q_c = model.proposal_probability(true_class);
+  double z = 0.0;
+  for (auto k = sample.offsets[e]; k < sample.offsets[e + 1]; ++k) {
+    const auto ku = static_cast<std::size_t>(k);
+    const int d = sample.negatives[ku];
+    const double u = std::exp(s[d]);
+    switch (model.config().method) {
+      case SoftmaxMethod::kImportance:
+      case SoftmaxMethod::kBernoulli: z += std::exp(sample.log_weights[ku]) * u; break;
+      case SoftmaxMethod::kRanking: z += (C - 1.0) / K * u; break;
+      case SoftmaxMethod::kNegativeSampling: z += u * (1.0 - q_c) / (K * model.proposal_probability(d)); break;
+      case SoftmaxMethod::kNce: z += u * std::exp(-sample.log_weights[ku]); break;
+      case SoftmaxMethod::kBlackOut: z += (1.0 - q_c) / K * u * std::exp(sample.log_weights[ku]); break;
+      case SoftmaxMethod::kExact: break;
+    }
+  }
+  return z;
+}
+
 void check_unbiased(SoftmaxMethod method) {
   SoftmaxConfig c;
   c.n_inputs = 6;
@@ -276,6 +310,7 @@ void check_unbiased(SoftmaxMethod method) {
   c.method = method;
   c.n_negatives = 15;
   c.init_sd = 0.6;
+  c.proposal_power = 0.75;  // a proposal that is neither uniform nor the frequencies
   c.seed = 7;
   SoftmaxClassifier model(c);
   model.set_class_frequencies(zipf_labels(300, 2000));
@@ -285,20 +320,19 @@ void check_unbiased(SoftmaxMethod method) {
   const VectorD s = model.parameters().W * x.row(0).transpose();
   double exact = 0.0;
   for (int d = 0; d < c.n_classes; ++d)
-    if (d != true_class) exact += std::exp(s[d]);
-  // Estimates Σ_{d ∈ N} κ_d u(d) from independent samples (one per batch entry).
+    if (d != true_class || method == SoftmaxMethod::kNce) exact += std::exp(s[d]);
+  // Independent samples, one per batch entry.
   const std::vector<int> labels(2000, true_class);
   double sum = 0.0, sum_sq = 0.0;
   int n = 0;
   for (int rep = 0; rep < 20; ++rep) {
     const SoftmaxSample sample = model.draw_sample(labels);
     for (std::size_t e = 0; e < labels.size(); ++e) {
-      double z = 0.0;
-      for (auto k = sample.offsets[e]; k < sample.offsets[e + 1]; ++k) {
-        const auto ku = static_cast<std::size_t>(k);
-        EXPECT_NE(sample.negatives[ku], true_class);
-        z += std::exp(sample.log_weights[ku] + s[sample.negatives[ku]]);
+      if (method != SoftmaxMethod::kNce) {
+        for (auto k = sample.offsets[e]; k < sample.offsets[e + 1]; ++k)
+          ASSERT_NE(sample.negatives[static_cast<std::size_t>(k)], true_class) << "true class drawn as a negative";
       }
+      const double z = normaliser_estimate(model, sample, e, true_class, s);
       sum += z;
       sum_sq += z * z;
       ++n;
@@ -306,13 +340,44 @@ void check_unbiased(SoftmaxMethod method) {
   }
   const double mean = sum / n;
   const double se = std::sqrt((sum_sq / n - mean * mean) / (n - 1));
-  // 5 standard errors: a false alarm has probability about 6e-7 under the normal approximation.
+  // n = 40,000 draws, so the mean is normal to a good approximation and se is known to about 1%: a 5-se band has
+  // a false-alarm probability of about 6e-7 per method.
   EXPECT_NEAR(mean, exact, 5.0 * se) << softmax_method_name(method) << " se=" << se;
   EXPECT_LT(se, 0.02 * exact) << "the test must be able to see a bias of a few percent";
 }
 
 TEST(Softmax, ImportanceEstimateOfZIsUnbiased) { check_unbiased(SoftmaxMethod::kImportance); }
 TEST(Softmax, BernoulliEstimateOfZIsUnbiased) { check_unbiased(SoftmaxMethod::kBernoulli); }
+TEST(Softmax, RankingNegativesAreUniformOnTheComplement) { check_unbiased(SoftmaxMethod::kRanking); }
+TEST(Softmax, NegativeSamplingDrawsFollowTheProposal) { check_unbiased(SoftmaxMethod::kNegativeSampling); }
+TEST(Softmax, NceNoiseDrawsFollowTheProposal) { check_unbiased(SoftmaxMethod::kNce); }
+TEST(Softmax, BlackOutDrawsFollowTheProposal) { check_unbiased(SoftmaxMethod::kBlackOut); }
+
+TEST(Softmax, RankingWithLogCMinusOneIsTheOneSampleLikelihood) {
+  // Eq. 38–41: with one uniform negative, the importance approximation (κ = C − 1) of log p(c|x) equals the
+  // ranking objective log σ(s_c − s_d − log(C − 1)), value and gradient.
+  SoftmaxConfig c = small_config(SoftmaxMethod::kImportance, 0, false);
+  c.n_negatives = 1;
+  c.proposal_power = 0.0;  // uniform q
+  SoftmaxClassifier importance(c);
+  c.method = SoftmaxMethod::kRanking;
+  c.ranking_margin = std::numeric_limits<double>::quiet_NaN();
+  SoftmaxClassifier ranking(c);
+  Rng rng(16);
+  const MatrixD x = random_matrix(3, 5, rng);
+  const std::vector<int> labels = {2, 0, 6};
+  const SoftmaxSample is_sample = importance.draw_sample(labels);
+  SoftmaxSample rank_sample = is_sample;
+  for (std::size_t k = 0; k < is_sample.negatives.size(); ++k) {
+    EXPECT_NEAR(is_sample.log_weights[k], std::log(6.0), 1e-12);
+    rank_sample.log_weights[k] = 0.0;
+  }
+  SoftmaxParams g_is, g_rank;
+  const double v_is = importance.objective(x, labels, is_sample, &g_is);
+  const double v_rank = ranking.objective(x, labels, rank_sample, &g_rank);
+  EXPECT_NEAR(v_is, v_rank, 1e-12);
+  EXPECT_LT((g_is.W - g_rank.W).cwiseAbs().maxCoeff(), 1e-12);
+}
 
 // ------------------------------------------------------------------------------------------------------------
 // Training mechanics
@@ -527,6 +592,71 @@ TEST(Softmax, CorruptDataIsFormatError) {
   wrong_method[17] = 9;  // method = 9
   expect_format_error(wrap_payload(ObjectKind::kSoftmax, wrong_method));
   expect_format_error(wrap_payload(ObjectKind::kRbm, payload));
+}
+
+// A fresh directory under the system temporary directory, removed with its contents.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "zeta-softmax-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  std::string file(const char* name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+TEST(Softmax, SaveLoadFileRoundTrip) {
+  ScratchDir dir;
+  const std::string path = dir.file("model.zeta");
+  SoftmaxClassifier model = trained_model(51, 7, SoftmaxMethod::kImportance);
+  model.save(path);
+  SoftmaxClassifier loaded = SoftmaxClassifier::load(path);
+  EXPECT_EQ(loaded.serialize(), model.serialize());
+  Rng rng(52);
+  const MatrixD x = random_matrix(6, 6, rng);
+  EXPECT_EQ(loaded.predict(x), model.predict(x));
+  EXPECT_TRUE(loaded.log_prob(x) == model.log_prob(x));
+  // Saving again replaces the file in place.
+  model.train_batch(random_matrix(4, 6, rng), random_labels(4, 120, rng));
+  model.save(path);
+  EXPECT_EQ(SoftmaxClassifier::load(path).steps(), model.steps());
+}
+
+TEST(Softmax, LoadingACorruptOrMissingFileIsACleanError) {
+  ScratchDir dir;
+  const std::string path = dir.file("model.zeta");
+  trained_model(53, 2).save(path);
+  Bytes bytes = read_file(path);
+  bytes[bytes.size() / 3] ^= 0x01;  // one flipped bit in the payload
+  write_file_atomic(path, bytes);
+  try {
+    SoftmaxClassifier::load(path);
+    ADD_FAILURE() << "corrupt file was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kFormat);
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << "message should name the file: " << e.what();
+  }
+  try {
+    SoftmaxClassifier::load(dir.file("missing.zeta"));
+    ADD_FAILURE() << "missing file was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kIo) << e.what();
+  }
+  // An RBM file is not a softmax file.
+  write_file_atomic(path, wrap_payload(ObjectKind::kRbm, Bytes(16, 0)));
+  try {
+    SoftmaxClassifier::load(path);
+    ADD_FAILURE() << "an RBM container was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kFormat) << e.what();
+  }
 }
 
 // ------------------------------------------------------------------------------------------------------------

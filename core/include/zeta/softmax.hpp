@@ -39,6 +39,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "zeta/io.hpp"
@@ -201,6 +202,10 @@ class SoftmaxClassifier {
   // Throws Error(kFormat) for anything that is not a well-formed serialized classifier.
   static SoftmaxClassifier deserialize(const std::uint8_t* data, std::size_t size);
   static SoftmaxClassifier deserialize(const Bytes& bytes) { return deserialize(bytes.data(), bytes.size()); }
+  // Model files: the serialized bytes in io.hpp's container (kind kSoftmax), written atomically. load throws
+  // Error(kIo) when the file cannot be read and Error(kFormat), naming the path, when it is not a classifier.
+  void save(const std::string& path) const;
+  static SoftmaxClassifier load(const std::string& path);
 
  private:
   struct NoInit {};
