@@ -1,5 +1,6 @@
 #include "zeta/ebp.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <new>
@@ -525,6 +526,18 @@ Ebp Ebp::deserialize(const std::uint8_t* data, std::size_t size) {
   }
   r.expect_end();
   return net;
+}
+
+void Ebp::save(const std::string& path) const { write_file_atomic(path, serialize()); }
+
+Ebp Ebp::load(const std::string& path) {
+  const Bytes bytes = read_file(path);
+  try {
+    return deserialize(bytes);
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kFormat) throw Error(ErrorCode::kFormat, "'" + path + "': " + e.what());
+    throw;
+  }
 }
 
 }  // namespace zeta

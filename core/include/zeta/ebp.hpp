@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "zeta/io.hpp"
@@ -113,9 +114,14 @@ class Ebp {
   // Replaces a layer's H and biases (shapes must match, values finite).
   void set_layer(int layer, const MatrixD& h, const VectorD& b);
 
+  // Model files (zeta/io.hpp container, ObjectKind::kEbp): the config, the example count, every H and b.
+  // deserialize/load throw Error(kFormat) on anything malformed (checksums, sizes, non-finite values) and
+  // allocate nothing a corrupt size field asks for; save writes atomically (temporary file, then rename).
   Bytes serialize() const;
   static Ebp deserialize(const std::uint8_t* data, std::size_t size);
   static Ebp deserialize(const Bytes& bytes) { return deserialize(bytes.data(), bytes.size()); }
+  void save(const std::string& path) const;
+  static Ebp load(const std::string& path);
 
  private:
   struct Layer {
