@@ -1,0 +1,788 @@
+// The C ABI over the zeta core. Every entry point is a thin wrapper: check the arguments, call the core inside
+// guard(), which turns every exception into a status plus a thread-local message. No algorithm lives here.
+#include "zeta.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
+#include <string>
+#include <utility>
+
+#include "zeta/data.hpp"
+#include "zeta/error.hpp"
+#include "zeta/estimators.hpp"
+#include "zeta/io.hpp"
+#include "zeta/rbm.hpp"
+#include "zeta/sampler.hpp"
+#include "zeta/trainer.hpp"
+#if ZETA_CAPI_HAVE_TRACKER
+#include "zeta/tracker.hpp"
+#endif
+
+#define ZETA_STRINGIFY2(x) #x
+#define ZETA_STRINGIFY(x) ZETA_STRINGIFY2(x)
+
+using zeta::Error;
+using zeta::ErrorCode;
+using zeta::MatrixD;
+using zeta::VectorD;
+
+struct zeta_rbm {
+  zeta::Rbm model;
+  zeta::Rng rng;
+};
+
+namespace {
+
+// ---- errors -------------------------------------------------------------------------------------------------
+
+thread_local std::string t_last_error;
+
+void set_error(const char* function, const char* message) noexcept {
+  try {
+    t_last_error.assign(function);
+    t_last_error.append(": ");
+    t_last_error.append(message);
+  } catch (...) {
+    // Out of memory while recording the error: keep whatever fits in the existing capacity; never throw.
+    t_last_error.clear();
+  }
+}
+
+zeta_status to_status(ErrorCode code) {
+  const int c = static_cast<int>(code);
+  return c >= 1 && c <= 8 ? static_cast<zeta_status>(c) : ZETA_ERR_INTERNAL;
+}
+
+// Runs body, mapping every exception onto a status; the last error is cleared on success.
+template <class Body>
+zeta_status guard(const char* function, Body&& body) noexcept {
+  try {
+    body();
+    t_last_error.clear();
+    return ZETA_OK;
+  } catch (const Error& e) {
+    set_error(function, e.what());
+    return to_status(e.code());
+  } catch (const std::bad_alloc&) {
+    set_error(function, "out of memory");
+    return ZETA_ERR_MEMORY;
+  } catch (const std::length_error&) {  // a container asked for more than max_size(): also out of memory
+    set_error(function, "out of memory (requested size too large)");
+    return ZETA_ERR_MEMORY;
+  } catch (const std::exception& e) {
+    set_error(function, (std::string("internal error: ") + e.what()).c_str());
+    return ZETA_ERR_INTERNAL;
+  } catch (...) {
+    set_error(function, "internal error: unknown exception");
+    return ZETA_ERR_INTERNAL;
+  }
+}
+
+[[noreturn]] void fail(const std::string& message, ErrorCode code = ErrorCode::kArgument) {
+  throw Error(code, message);
+}
+
+template <class T>
+void need(const T* p, const char* name) {
+  if (p == nullptr) fail(std::string(name) + " is NULL");
+}
+
+void need_positive(std::int64_t n, const char* name) {
+  if (n <= 0) fail(std::string(name) + " must be positive, got " + std::to_string(n));
+}
+
+// rows x cols elements, guarding the product against overflow (the caller's array must hold that many).
+std::int64_t element_count(std::int64_t rows, std::int64_t cols, const char* name) {
+  if (rows > std::numeric_limits<std::int64_t>::max() / 8 / cols)
+    fail(std::string(name) + " is too large (" + std::to_string(rows) + " rows)");
+  return rows * cols;
+}
+
+// Copies a caller matrix, rejecting non-finite values and, when binary is set, anything but 0 and 1.
+MatrixD read_rows(const double* data, std::int64_t n_rows, std::int64_t n_cols, const char* name, bool binary) {
+  need(data, name);
+  need_positive(n_rows, binary ? "n_rows" : "n_rows");
+  element_count(n_rows, n_cols, name);
+  MatrixD m = Eigen::Map<const MatrixD>(data, n_rows, n_cols);
+  if (!m.allFinite()) fail(std::string(name) + " contains a non-finite value");
+  if (binary && !zeta::is_binary(m)) fail(std::string(name) + " must be binary (every entry 0 or 1)");
+  return m;
+}
+
+MatrixD read_probabilities(const double* data, std::int64_t n_rows, std::int64_t n_cols, const char* name) {
+  MatrixD m = read_rows(data, n_rows, n_cols, name, false);
+  if ((m.array() < 0.0).any() || (m.array() > 1.0).any())
+    fail(std::string(name) + " must hold values in [0, 1]");
+  return m;
+}
+
+void copy_out(const MatrixD& m, double* out) { std::memcpy(out, m.data(), sizeof(double) * m.size()); }
+void copy_out(const VectorD& v, double* out) { std::memcpy(out, v.data(), sizeof(double) * v.size()); }
+
+zeta::ProgressCallback adapt(zeta_progress_fn fn, void* user) {
+  if (fn == nullptr) return nullptr;
+  return [fn, user](const zeta::Progress& p) {
+    zeta_progress cp;
+    cp.stage = p.stage;
+    cp.done = p.done;
+    cp.total = p.total;
+    cp.value = p.value;
+    return fn(&cp, user) == 0;
+  };
+}
+
+// ---- options ------------------------------------------------------------------------------------------------
+
+enum class Kind { kReal, kInt, kBool };
+
+struct Key {
+  const char* name;
+  double default_value;
+  Kind kind;
+  double min;
+  double max;
+  bool min_exclusive;
+  bool max_exclusive;
+};
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kIntMax = 2147483647.0;
+
+// Defaults mirror zeta::TrainerConfig; the header's table documents them.
+constexpr Key kKeys[] = {
+    {"learning_rate", 1e-3, Kind::kReal, 0.0, kInf, true, false},
+    {"lr_decay", 0.0, Kind::kReal, 0.0, kInf, false, false},
+    {"momentum", 0.0, Kind::kReal, 0.0, 1.0, false, true},
+    {"weight_decay", 0.0, Kind::kReal, 0.0, kInf, false, false},
+    {"method", 2.0, Kind::kInt, 0.0, 2.0, false, false},
+    {"gibbs_steps", 1.0, Kind::kInt, 1.0, kIntMax, false, false},
+    {"n_temperatures", 10.0, Kind::kInt, 2.0, kIntMax, false, false},
+    {"chains_per_temperature", 10.0, Kind::kInt, 1.0, kIntMax, false, false},
+    {"tempering", 0.0, Kind::kInt, 0.0, 1.0, false, false},
+    {"adaptive_tempering", 0.0, Kind::kBool, 0.0, 1.0, false, false},
+    {"adapt_interval", 200.0, Kind::kInt, 1.0, kIntMax, false, false},
+    {"adapt_damping", 0.5, Kind::kReal, 0.0, 1.0, true, false},
+    {"single_precision", 1.0, Kind::kBool, 0.0, 1.0, false, false},
+    {"seed", 0.0, Kind::kInt, 0.0, 9007199254740992.0, false, false},
+    {"tracker_sigma_b2", 1e-3, Kind::kReal, 0.0, kInf, true, false},
+};
+constexpr int kKeyCount = static_cast<int>(sizeof(kKeys) / sizeof(kKeys[0]));
+
+int key_index(const char* key) {
+  need(key, "key");
+  for (int i = 0; i < kKeyCount; ++i)
+    if (std::strcmp(kKeys[i].name, key) == 0) return i;
+  fail(std::string("unknown option key '") + key + "'");
+}
+
+std::string number(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+}  // namespace
+
+struct zeta_options {
+  double values[kKeyCount];
+  double get(const char* name) const { return values[key_index(name)]; }
+};
+
+namespace {
+
+zeta::TrainerConfig trainer_config(const zeta_options& o) {
+  zeta::TrainerConfig c;
+  c.learning_rate = o.get("learning_rate");
+  c.lr_decay = o.get("lr_decay");
+  c.momentum = o.get("momentum");
+  c.weight_decay = o.get("weight_decay");
+  c.method = static_cast<zeta::NegativePhase>(static_cast<int>(o.get("method")));
+  c.gibbs_steps = static_cast<int>(o.get("gibbs_steps"));
+  c.n_temperatures = static_cast<int>(o.get("n_temperatures"));
+  c.chains_per_temperature = static_cast<int>(o.get("chains_per_temperature"));
+  c.tempering = static_cast<zeta::Tempering>(static_cast<int>(o.get("tempering")));
+  c.adaptive_tempering = o.get("adaptive_tempering") != 0.0;
+  c.adapt_interval = static_cast<int>(o.get("adapt_interval"));
+  c.adapt_damping = o.get("adapt_damping");
+  c.single_precision = o.get("single_precision") != 0.0;
+  c.seed = static_cast<std::uint64_t>(o.get("seed"));
+  return c;
+}
+
+}  // namespace
+
+struct zeta_trainer {
+  zeta_rbm* rbm = nullptr;
+  std::unique_ptr<zeta::SmlTrainer> plain;  // CD and PCD (no tracking)
+#if ZETA_CAPI_HAVE_TRACKER
+  std::unique_ptr<zeta::TrackedTrainer> tracked;  // PT with the log Z tracker
+#endif
+  // Parameters before the current step, to undo an update that diverged; kept allocated between steps.
+  MatrixD backup_W;
+  VectorD backup_b, backup_c;
+
+  const zeta::SmlTrainer& sml() const {
+#if ZETA_CAPI_HAVE_TRACKER
+    if (tracked) return tracked->trainer();
+#endif
+    return *plain;
+  }
+
+  void step(const MatrixD& batch) {
+    zeta::Rbm& m = rbm->model;
+    backup_W = m.W;
+    backup_b = m.b;
+    backup_c = m.c;
+    try {
+#if ZETA_CAPI_HAVE_TRACKER
+      if (tracked) {
+        tracked->step(batch);
+        return;
+      }
+#endif
+      plain->step(batch);
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::kNumeric) {
+        // Restore the model; the new revision makes the trainer resync and the tracker restart next step.
+        m.W = backup_W;
+        m.b = backup_b;
+        m.c = backup_c;
+        ++m.revision;
+      }
+      throw;
+    }
+  }
+};
+
+// ---- general --------------------------------------------------------------------------------------------------
+
+extern "C" {
+
+ZETA_API const char* zeta_version(void) {
+  return ZETA_STRINGIFY(ZETA_VERSION_MAJOR) "." ZETA_STRINGIFY(ZETA_VERSION_MINOR) "." ZETA_STRINGIFY(
+      ZETA_VERSION_PATCH);
+}
+
+ZETA_API int32_t zeta_abi_version(void) { return ZETA_ABI_VERSION; }
+
+ZETA_API const char* zeta_last_error(void) { return t_last_error.c_str(); }
+
+ZETA_API const char* zeta_status_name(int32_t status) {
+  switch (status) {
+    case ZETA_OK: return "ZETA_OK";
+    case ZETA_ERR_ARGUMENT: return "ZETA_ERR_ARGUMENT";
+    case ZETA_ERR_MEMORY: return "ZETA_ERR_MEMORY";
+    case ZETA_ERR_IO: return "ZETA_ERR_IO";
+    case ZETA_ERR_FORMAT: return "ZETA_ERR_FORMAT";
+    case ZETA_ERR_NUMERIC: return "ZETA_ERR_NUMERIC";
+    case ZETA_ERR_CANCELLED: return "ZETA_ERR_CANCELLED";
+    case ZETA_ERR_UNSUPPORTED: return "ZETA_ERR_UNSUPPORTED";
+    case ZETA_ERR_INTERNAL: return "ZETA_ERR_INTERNAL";
+    default: return "ZETA_UNKNOWN_STATUS";
+  }
+}
+
+// ---- RBM ------------------------------------------------------------------------------------------------------
+
+ZETA_API zeta_status zeta_rbm_new(int32_t n_visible, int32_t n_hidden, uint64_t seed, zeta_rbm** out) {
+  return guard(__func__, [&] {
+    need(out, "out");
+    need_positive(n_visible, "n_visible");
+    need_positive(n_hidden, "n_hidden");
+    auto h = std::make_unique<zeta_rbm>(zeta_rbm{zeta::Rbm(n_visible, n_hidden), zeta::Rng(seed)});
+    *out = h.release();
+  });
+}
+
+ZETA_API void zeta_rbm_free(zeta_rbm* rbm) { delete rbm; }
+
+ZETA_API zeta_status zeta_rbm_clone(const zeta_rbm* rbm, zeta_rbm** out) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    need(out, "out");
+    *out = std::make_unique<zeta_rbm>(*rbm).release();
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_shape(const zeta_rbm* rbm, int32_t* n_visible, int32_t* n_hidden) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    if (n_visible == nullptr && n_hidden == nullptr) fail("n_visible and n_hidden are both NULL");
+    if (n_visible != nullptr) *n_visible = rbm->model.n_visible();
+    if (n_hidden != nullptr) *n_hidden = rbm->model.n_hidden();
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_set_seed(zeta_rbm* rbm, uint64_t seed) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    rbm->rng.reseed(seed);
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_set_params(zeta_rbm* rbm, const double* W, const double* b, const double* c) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    need(W, "W");
+    need(b, "b");
+    need(c, "c");
+    zeta::Rbm& m = rbm->model;
+    const Eigen::Map<const MatrixD> w(W, m.n_visible(), m.n_hidden());
+    const Eigen::Map<const VectorD> bv(b, m.n_visible());
+    const Eigen::Map<const VectorD> cv(c, m.n_hidden());
+    // Check everything before changing anything, so that a bad argument leaves the model as it was.
+    if (!w.allFinite()) fail("W contains a non-finite value");
+    if (!bv.allFinite()) fail("b contains a non-finite value");
+    if (!cv.allFinite()) fail("c contains a non-finite value");
+    m.W = w;
+    m.b = bv;
+    m.c = cv;
+    ++m.revision;
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_get_params(const zeta_rbm* rbm, double* W, double* b, double* c) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    need(W, "W");
+    need(b, "b");
+    need(c, "c");
+    copy_out(rbm->model.W, W);
+    copy_out(rbm->model.b, b);
+    copy_out(rbm->model.c, c);
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_init_from_data(zeta_rbm* rbm, const double* data, int64_t n_rows, double weight_sd) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    const MatrixD x = read_rows(data, n_rows, rbm->model.n_visible(), "data", true);
+    if (!std::isfinite(weight_sd) || weight_sd < 0.0) fail("weight_sd must be finite and >= 0, got " + number(weight_sd));
+    zeta::Rbm next = rbm->model;  // work on a copy: the handle changes only on success
+    zeta::Rng rng = rbm->rng;
+    next.init_from_data(x, rng, weight_sd);
+    ++next.revision;
+    rbm->model = std::move(next);
+    rbm->rng = rng;
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_free_energy(const zeta_rbm* rbm, const double* v, int64_t n_rows, double* out) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    need(out, "out");
+    const MatrixD x = read_rows(v, n_rows, rbm->model.n_visible(), "v", true);
+    copy_out(rbm->model.free_energy(x), out);
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_mean_log_likelihood(const zeta_rbm* rbm, const double* data, int64_t n_rows,
+                                                  double log_z, double* out) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    need(out, "out");
+    const MatrixD x = read_rows(data, n_rows, rbm->model.n_visible(), "data", true);
+    if (!std::isfinite(log_z)) fail("log_z must be finite, got " + number(log_z));
+    *out = rbm->model.mean_log_likelihood(x, log_z);
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_hidden_probs(const zeta_rbm* rbm, const double* v, int64_t n_rows, double* out) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    need(out, "out");
+    const MatrixD x = read_probabilities(v, n_rows, rbm->model.n_visible(), "v");
+    copy_out(rbm->model.hidden_probs(x), out);
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_visible_probs(const zeta_rbm* rbm, const double* h, int64_t n_rows, double* out) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    need(out, "out");
+    const MatrixD x = read_probabilities(h, n_rows, rbm->model.n_hidden(), "h");
+    copy_out(rbm->model.visible_probs(x), out);
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_log_z_exact_progress(const zeta_rbm* rbm, zeta_progress_fn progress, void* user_data,
+                                                   double* log_z) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    need(log_z, "log_z");
+    const double value =
+        zeta::log_z_exact(rbm->model, 1.0, zeta::Tempering::kInteraction, adapt(progress, user_data));
+    if (!std::isfinite(value)) fail("log Z is not finite", ErrorCode::kNumeric);
+    *log_z = value;
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_log_z_exact(const zeta_rbm* rbm, double* log_z) {
+  return zeta_rbm_log_z_exact_progress(rbm, nullptr, nullptr, log_z);
+}
+
+ZETA_API zeta_status zeta_rbm_log_z_ais_progress(const zeta_rbm* rbm, int32_t n_runs, int32_t n_betas, uint64_t seed,
+                                                 zeta_progress_fn progress, void* user_data, double* log_z,
+                                                 double* std_err) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    need(log_z, "log_z");
+    if (n_runs < 2) fail("n_runs must be at least 2, got " + std::to_string(n_runs));
+    if (n_betas < 3) fail("n_betas must be at least 3, got " + std::to_string(n_betas));
+    zeta::AisOptions options;
+    options.n_runs = n_runs;
+    options.n_betas = n_betas;
+    options.seed = seed;
+    const zeta::AisResult r = zeta::log_z_ais(rbm->model, options, adapt(progress, user_data));
+    if (!std::isfinite(r.log_z)) fail("AIS produced a non-finite log Z", ErrorCode::kNumeric);
+    *log_z = r.log_z;
+    if (std_err != nullptr) *std_err = r.std_err;
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_log_z_ais(const zeta_rbm* rbm, int32_t n_runs, int32_t n_betas, uint64_t seed,
+                                        double* log_z, double* std_err) {
+  return zeta_rbm_log_z_ais_progress(rbm, n_runs, n_betas, seed, nullptr, nullptr, log_z, std_err);
+}
+
+ZETA_API zeta_status zeta_rbm_sample(zeta_rbm* rbm, int64_t n_samples, int32_t n_gibbs_steps, double* out_v) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    need(out_v, "out_v");
+    need_positive(n_samples, "n_samples");
+    need_positive(n_gibbs_steps, "n_gibbs_steps");
+    const zeta::Rbm& m = rbm->model;
+    element_count(n_samples, m.n_visible(), "n_samples");
+    if (n_samples > std::numeric_limits<int>::max()) fail("n_samples must be at most 2^31 - 1");
+    // One temperature, n_samples chains: plain block Gibbs sampling with the core's sampler.
+    zeta::TemperingConfig tc;
+    tc.chains_per_temperature = static_cast<int>(n_samples);
+    zeta::TemperedSampler<double> sampler(m.n_visible(), m.n_hidden(), tc);
+    zeta::ParamMirror<double> params;
+    params.sync(m);
+    zeta::Rng rng = rbm->rng;  // advance the handle's generator only on success
+    const VectorD start =
+        m.base_rates.size() == m.n_visible() ? m.base_rates : VectorD(m.b.array().logistic().matrix());
+    sampler.init_chains(start, rng);
+    sampler.sweep(params, n_gibbs_steps, rng);
+    copy_out(sampler.chains(), out_v);
+    rbm->rng = rng;
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_save(const zeta_rbm* rbm, const char* path) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    need(path, "path");
+    if (*path == '\0') fail("path is empty");
+    zeta::save_rbm(rbm->model, path);
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_load(const char* path, zeta_rbm** out) {
+  return guard(__func__, [&] {
+    need(path, "path");
+    need(out, "out");
+    if (*path == '\0') fail("path is empty");
+    auto h = std::make_unique<zeta_rbm>(zeta_rbm{zeta::load_rbm(path), zeta::Rng(0)});
+    *out = h.release();
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_to_bytes(const zeta_rbm* rbm, uint8_t* buffer, int64_t capacity, int64_t* size) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    need(size, "size");
+    if (capacity < 0) fail("capacity must be >= 0, got " + std::to_string(capacity));
+    if (buffer == nullptr && capacity != 0) fail("buffer is NULL but capacity is " + std::to_string(capacity));
+    const zeta::Bytes bytes = zeta::serialize_rbm(rbm->model);
+    const auto needed = static_cast<std::int64_t>(bytes.size());
+    *size = needed;  // documented: always written, so that a too-small call tells the caller what to allocate
+    if (buffer == nullptr) return;
+    if (capacity < needed)
+      fail("capacity " + std::to_string(capacity) + " is too small, " + std::to_string(needed) + " bytes needed");
+    std::memcpy(buffer, bytes.data(), bytes.size());
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t* data, int64_t size, zeta_rbm** out) {
+  return guard(__func__, [&] {
+    need(data, "data");
+    need(out, "out");
+    need_positive(size, "size");
+    auto h = std::make_unique<zeta_rbm>(
+        zeta_rbm{zeta::deserialize_rbm(data, static_cast<std::size_t>(size)), zeta::Rng(0)});
+    *out = h.release();
+  });
+}
+
+// ---- options ------------------------------------------------------------------------------------------------
+
+ZETA_API zeta_status zeta_options_new(zeta_options** out) {
+  return guard(__func__, [&] {
+    need(out, "out");
+    auto o = std::make_unique<zeta_options>();
+    for (int i = 0; i < kKeyCount; ++i) o->values[i] = kKeys[i].default_value;
+    *out = o.release();
+  });
+}
+
+ZETA_API void zeta_options_free(zeta_options* opts) { delete opts; }
+
+ZETA_API zeta_status zeta_options_set(zeta_options* opts, const char* key, double value) {
+  return guard(__func__, [&] {
+    need(opts, "opts");
+    const int i = key_index(key);
+    const Key& k = kKeys[i];
+    const std::string what = std::string("option '") + k.name + "' ";
+    if (!std::isfinite(value)) fail(what + "must be finite, got " + number(value));
+    if (k.kind != Kind::kReal && value != std::floor(value))
+      fail(what + "must be an integer, got " + number(value));
+    const bool low = k.min_exclusive ? value <= k.min : value < k.min;
+    const bool high = k.max_exclusive ? value >= k.max : value > k.max;
+    if (low || high)
+      fail(what + "must lie in " + (k.min_exclusive ? "(" : "[") + number(k.min) + ", " + number(k.max) +
+           (k.max_exclusive ? ")" : "]") + ", got " + number(value));
+    opts->values[i] = value;
+  });
+}
+
+ZETA_API zeta_status zeta_options_get(const zeta_options* opts, const char* key, double* value) {
+  return guard(__func__, [&] {
+    need(opts, "opts");
+    need(value, "value");
+    *value = opts->values[key_index(key)];
+  });
+}
+
+ZETA_API int32_t zeta_options_count(void) { return kKeyCount; }
+
+ZETA_API const char* zeta_options_key(int32_t index) {
+  return index >= 0 && index < kKeyCount ? kKeys[index].name : nullptr;
+}
+
+// ---- trainer ------------------------------------------------------------------------------------------------
+
+ZETA_API zeta_status zeta_trainer_new(zeta_rbm* rbm, const zeta_options* opts, zeta_trainer** out) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    need(opts, "opts");
+    need(out, "out");
+    const zeta::TrainerConfig config = trainer_config(*opts);
+    auto t = std::make_unique<zeta_trainer>();
+    t->rbm = rbm;
+#if ZETA_CAPI_HAVE_TRACKER
+    if (config.method == zeta::NegativePhase::kPT) {
+      zeta::TrackerConfig tracker;
+      tracker.sigma_b2_factor = opts->get("tracker_sigma_b2");
+      t->tracked = std::make_unique<zeta::TrackedTrainer>(rbm->model, config, tracker);
+    } else {
+      t->plain = std::make_unique<zeta::SmlTrainer>(rbm->model, config);
+    }
+#else
+    t->plain = std::make_unique<zeta::SmlTrainer>(rbm->model, config);
+#endif
+    *out = t.release();
+  });
+}
+
+ZETA_API void zeta_trainer_free(zeta_trainer* trainer) { delete trainer; }
+
+ZETA_API zeta_status zeta_trainer_step(zeta_trainer* trainer, const double* batch, int64_t n_rows) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    trainer->step(read_rows(batch, n_rows, trainer->rbm->model.n_visible(), "batch", true));
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_train(zeta_trainer* trainer, const double* data, int64_t n_rows, int64_t batch_size,
+                                        int64_t n_updates, zeta_progress_fn progress, void* user_data) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need_positive(batch_size, "batch_size");
+    need_positive(n_updates, "n_updates");
+    const MatrixD x = read_rows(data, n_rows, trainer->rbm->model.n_visible(), "data", true);
+    MatrixD batch(batch_size, x.cols());
+    std::int64_t next = 0;
+    for (std::int64_t u = 0; u < n_updates; ++u) {
+      for (std::int64_t r = 0; r < batch_size; ++r) {
+        batch.row(r) = x.row(next);
+        next = next + 1 == n_rows ? 0 : next + 1;
+      }
+      trainer->step(batch);
+      if (progress != nullptr) {
+        zeta_progress p;
+        p.stage = "training";
+        p.done = u + 1;
+        p.total = n_updates;
+        p.value = std::nan("");
+#if ZETA_CAPI_HAVE_TRACKER
+        if (trainer->tracked) p.value = trainer->tracked->log_z();
+#endif
+        if (progress(&p, user_data) != 0)
+          fail("training cancelled by the progress callback after " + std::to_string(u + 1) + " of " +
+                   std::to_string(n_updates) + " updates",
+               ErrorCode::kCancelled);
+      }
+    }
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_log_z(const zeta_trainer* trainer, double* mean, double* std_dev) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(mean, "mean");
+#if ZETA_CAPI_HAVE_TRACKER
+    if (!trainer->tracked) fail("log Z tracking needs option method = 2 (parallel tempering)", ErrorCode::kUnsupported);
+    *mean = trainer->tracked->log_z();
+    if (std_dev != nullptr) *std_dev = trainer->tracked->log_z_std_dev();
+#else
+    (void)std_dev;
+    fail("log Z tracking is not available in this build", ErrorCode::kUnsupported);
+#endif
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_log_likelihood(const zeta_trainer* trainer, const double* data, int64_t n_rows,
+                                                 double* mean, double* std_dev) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(mean, "mean");
+    const MatrixD x = read_rows(data, n_rows, trainer->rbm->model.n_visible(), "data", true);
+#if ZETA_CAPI_HAVE_TRACKER
+    if (!trainer->tracked) fail("log Z tracking needs option method = 2 (parallel tempering)", ErrorCode::kUnsupported);
+    const zeta::TrackedLikelihood ll = trainer->tracked->log_likelihood(x);
+    *mean = ll.mean;
+    if (std_dev != nullptr) *std_dev = ll.std_dev;
+#else
+    (void)std_dev;
+    fail("log Z tracking is not available in this build", ErrorCode::kUnsupported);
+#endif
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_steps(const zeta_trainer* trainer, int64_t* steps) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(steps, "steps");
+    *steps = trainer->sml().steps();
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_learning_rate(const zeta_trainer* trainer, double* learning_rate) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(learning_rate, "learning_rate");
+    const zeta::SmlTrainer& s = trainer->sml();
+    *learning_rate = s.learning_rate_at(s.steps());
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_n_temperatures(const zeta_trainer* trainer, int32_t* n_temperatures) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(n_temperatures, "n_temperatures");
+    *n_temperatures = trainer->sml().n_temperatures();
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_n_chains(const zeta_trainer* trainer, int32_t* chains_per_temperature) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(chains_per_temperature, "chains_per_temperature");
+    *chains_per_temperature = trainer->sml().config().chains_per_temperature;
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_betas(const zeta_trainer* trainer, double* betas, int32_t capacity) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(betas, "betas");
+    const std::vector<double> v = trainer->sml().betas();
+    if (capacity < static_cast<std::int64_t>(v.size()))
+      fail("capacity " + std::to_string(capacity) + " is too small, " + std::to_string(v.size()) + " needed");
+    std::memcpy(betas, v.data(), sizeof(double) * v.size());
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_swap_rates(const zeta_trainer* trainer, double* rates, int32_t capacity) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    const std::vector<double> v = trainer->sml().swap_rates();
+    if (v.empty()) return;  // one temperature: nothing to write, rates may be NULL
+    need(rates, "rates");
+    if (capacity < static_cast<std::int64_t>(v.size()))
+      fail("capacity " + std::to_string(capacity) + " is too small, " + std::to_string(v.size()) + " needed");
+    std::memcpy(rates, v.data(), sizeof(double) * v.size());
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_round_trips(const zeta_trainer* trainer, int64_t* round_trips) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(round_trips, "round_trips");
+    *round_trips = trainer->sml().round_trips();
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_chains(const zeta_trainer* trainer, int32_t temperature_index, double* out,
+                                         int64_t capacity) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(out, "out");
+    const zeta::SmlTrainer& s = trainer->sml();
+    if (temperature_index < 0 || temperature_index >= s.n_temperatures())
+      fail("temperature_index " + std::to_string(temperature_index) + " is outside [0, " +
+           std::to_string(s.n_temperatures()) + ")");
+    const MatrixD chains = s.chains(temperature_index);
+    if (capacity < chains.size())
+      fail("capacity " + std::to_string(capacity) + " is too small, " + std::to_string(chains.size()) + " needed");
+    copy_out(chains, out);
+  });
+}
+
+// ---- embedded data --------------------------------------------------------------------------------------------
+
+namespace {
+zeta::Dataset default_split(int32_t split) {
+  if (split == ZETA_DATA_TRAIN) return zeta::default_train();
+  if (split == ZETA_DATA_TEST) return zeta::default_test();
+  fail("split must be ZETA_DATA_TRAIN (0) or ZETA_DATA_TEST (1), got " + std::to_string(split));
+}
+}  // namespace
+
+ZETA_API zeta_status zeta_data_default_shape(int32_t split, int64_t* n_rows, int32_t* n_cols) {
+  return guard(__func__, [&] {
+    if (n_rows == nullptr && n_cols == nullptr) fail("n_rows and n_cols are both NULL");
+    const zeta::Dataset d = default_split(split);
+    if (n_rows != nullptr) *n_rows = d.x.rows();
+    if (n_cols != nullptr) *n_cols = static_cast<int32_t>(d.x.cols());
+  });
+}
+
+ZETA_API zeta_status zeta_data_default(int32_t split, double* out, int64_t capacity) {
+  return guard(__func__, [&] {
+    need(out, "out");
+    const zeta::Dataset d = default_split(split);
+    if (capacity < d.x.size())
+      fail("capacity " + std::to_string(capacity) + " is too small, " + std::to_string(d.x.size()) + " needed");
+    copy_out(d.x, out);
+  });
+}
+
+ZETA_API zeta_status zeta_data_default_labels(int32_t split, int32_t* labels, int64_t capacity) {
+  return guard(__func__, [&] {
+    need(labels, "labels");
+    const zeta::Dataset d = default_split(split);
+    const auto n = static_cast<std::int64_t>(d.labels.size());
+    if (capacity < n) fail("capacity " + std::to_string(capacity) + " is too small, " + std::to_string(n) + " needed");
+    for (std::int64_t i = 0; i < n; ++i) labels[i] = d.labels[static_cast<std::size_t>(i)];
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,276 @@
+/*
+ * zeta.h — the stable C ABI of zeta (libzeta.so).
+ *
+ * Everything that crosses a language boundary (C programs using dlopen, the SWIG Java/C# bindings, the
+ * WebAssembly module) goes through this header. It compiles as C99 and as C++.
+ *
+ * Conventions (apply to every function unless its comment says otherwise)
+ * ------------------------------------------------------------------------
+ * Status: every function returns zeta_status, except zeta_version/zeta_abi_version/zeta_last_error/
+ *   zeta_status_name/zeta_options_count/zeta_options_key and the *_free functions, which cannot fail
+ *   (and leave zeta_last_error as it was). Nothing throws across the boundary and
+ *   nothing aborts. On failure zeta_last_error() returns a message naming the function and the argument, no
+ *   output argument is written (not even *out), and every handle is left as it was.
+ * Errors: the message of the last failed call is kept per thread; a successful call clears it to "".
+ * Handles: opaque; every *_new / *_load / *_from_bytes handle is released by its *_free, which accepts NULL.
+ * Arrays: caller-owned, row-major (one example per row, n_rows rows), lengths given explicitly; zeta never
+ *   keeps a pointer to a caller array after the call returns and never writes outside the stated lengths.
+ *   Data marked "binary" must hold exactly 0.0 or 1.0 in every entry; every input number must be finite.
+ * Sizes: counts are positive; a non-positive count, NULL where a pointer is needed, non-finite or
+ *   non-binary data, an unknown option key all give ZETA_ERR_ARGUMENT.
+ * Threads: functions on different handles may run concurrently. A handle must not be used by two threads at
+ *   once (the library takes no locks); const-handle functions may run concurrently with each other.
+ *   A trainer borrows its RBM: while a trainer is in use, its RBM is part of it.
+ * Randomness: each handle owns its random generator, seeded explicitly; there is no global RNG. The same
+ *   seeds and calls give the same results on every platform zeta builds for.
+ * Progress: long calls have *_progress variants taking a zeta_progress_fn and a user pointer. The callback
+ *   runs on the calling thread, must not throw or longjmp, and returns 0 to continue or non-zero to cancel:
+ *   the call then returns ZETA_ERR_CANCELLED and every model stays valid. Passing NULL means no callback.
+ * Cost: n_v, n_h are the layer sizes, n the number of rows; each function states its cost.
+ */
+#ifndef ZETA_H
+#define ZETA_H
+
+#include <stdint.h>
+
+#define ZETA_VERSION_MAJOR 0
+#define ZETA_VERSION_MINOR 1
+#define ZETA_VERSION_PATCH 0
+/* Incremented on every incompatible change of this header; the shared object's SOVERSION is the major
+ * version. A program can compare zeta_abi_version() with the ZETA_ABI_VERSION it was compiled against. */
+#define ZETA_ABI_VERSION 1
+
+/* SWIG cannot parse attributes, so the export macro is empty when SWIG reads this header. */
+#if defined(SWIG)
+#define ZETA_API
+#elif defined(_WIN32)
+#if defined(ZETA_BUILDING_LIBRARY)
+#define ZETA_API __declspec(dllexport)
+#else
+#define ZETA_API __declspec(dllimport)
+#endif
+#elif defined(__EMSCRIPTEN__)
+#define ZETA_API __attribute__((used, visibility("default")))
+#elif defined(__GNUC__)
+#define ZETA_API __attribute__((visibility("default")))
+#else
+#define ZETA_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Status, version, errors
+ * ------------------------------------------------------------------------------------------------------- */
+
+typedef enum {
+  ZETA_OK = 0,
+  ZETA_ERR_ARGUMENT = 1,    /* invalid argument: NULL, size, non-finite, non-binary, unknown key, ... */
+  ZETA_ERR_MEMORY = 2,      /* allocation failed */
+  ZETA_ERR_IO = 3,          /* a file could not be opened, read or written */
+  ZETA_ERR_FORMAT = 4,      /* bytes or file are not a valid zeta object (truncated, corrupt, newer version) */
+  ZETA_ERR_NUMERIC = 5,     /* the computation produced a non-finite value (e.g. training diverged) */
+  ZETA_ERR_CANCELLED = 6,   /* the progress callback asked to stop */
+  ZETA_ERR_UNSUPPORTED = 7, /* valid request this build or model cannot do (e.g. too large for exact log Z) */
+  ZETA_ERR_INTERNAL = 8     /* a bug in zeta; please report it with the message */
+} zeta_status;
+
+/* "MAJOR.MINOR.PATCH" of the loaded library. Static string; never fails; thread-safe; O(1). */
+ZETA_API const char *zeta_version(void);
+/* ZETA_ABI_VERSION of the loaded library. Never fails; thread-safe; O(1). */
+ZETA_API int32_t zeta_abi_version(void);
+/* Message of the last failed call on the calling thread, "" when the last call succeeded. The string is owned
+ * by zeta and valid until the next zeta call on this thread. Never fails; O(1). */
+ZETA_API const char *zeta_last_error(void);
+/* The enumerator's name ("ZETA_ERR_FORMAT"), "ZETA_UNKNOWN_STATUS" for other values. Static; O(1). */
+ZETA_API const char *zeta_status_name(int32_t status);
+
+/* Progress of a long call, valid only during the callback. */
+typedef struct zeta_progress {
+  const char *stage; /* "exact log Z", "AIS" or "training" */
+  int64_t done;      /* units of work finished so far */
+  int64_t total;     /* units of work in the call */
+  double value;      /* running figure of the stage (AIS: running log Z; training: tracked log Z), else NaN */
+} zeta_progress;
+
+/* Return 0 to continue, non-zero to cancel. */
+typedef int (*zeta_progress_fn)(const zeta_progress *progress, void *user_data);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Binary RBM: E(v,h) = -v'Wh - b'v - c'h, v in {0,1}^n_v, h in {0,1}^n_h
+ * ------------------------------------------------------------------------------------------------------- */
+
+typedef struct zeta_rbm zeta_rbm;
+
+/* A model with W = 0, b = 0, c = 0; seed seeds the handle's own generator (used by zeta_rbm_sample).
+ * n_visible, n_hidden > 0. Too large to allocate: ZETA_ERR_MEMORY. Cost O(n_v n_h). */
+ZETA_API zeta_status zeta_rbm_new(int32_t n_visible, int32_t n_hidden, uint64_t seed, zeta_rbm **out);
+/* Accepts NULL. Must not be called while a trainer borrows the model. */
+ZETA_API void zeta_rbm_free(zeta_rbm *rbm);
+/* An independent copy (parameters, base rates and generator state). Cost O(n_v n_h). */
+ZETA_API zeta_status zeta_rbm_clone(const zeta_rbm *rbm, zeta_rbm **out);
+/* Either output may be NULL when not wanted (not both). O(1). */
+ZETA_API zeta_status zeta_rbm_shape(const zeta_rbm *rbm, int32_t *n_visible, int32_t *n_hidden);
+/* Reseed the handle's generator. O(1). */
+ZETA_API zeta_status zeta_rbm_set_seed(zeta_rbm *rbm, uint64_t seed);
+
+/* W is n_visible x n_hidden, row-major; b has n_visible entries, c has n_hidden. All must be finite; nothing is
+ * changed unless all are. Cost O(n_v n_h). */
+ZETA_API zeta_status zeta_rbm_set_params(zeta_rbm *rbm, const double *W, const double *b, const double *c);
+ZETA_API zeta_status zeta_rbm_get_params(const zeta_rbm *rbm, double *W, double *b, double *c);
+
+/* Hinton's initialisation from binary data (n_rows x n_visible): W ~ N(0, weight_sd^2) drawn from the handle's
+ * generator, c = 0, b_k = logit(p_k) with p_k the column mean clamped to [1e-3, 1 - 1e-3]; p is also stored as
+ * the base rates AIS starts from. weight_sd >= 0. Cost O(n n_v + n_v n_h). */
+ZETA_API zeta_status zeta_rbm_init_from_data(zeta_rbm *rbm, const double *data, int64_t n_rows, double weight_sd);
+
+/* F(v) = -b'v - sum_j softplus(c_j + W_j'v) for each of n_rows binary rows of v (n_rows x n_visible);
+ * out has n_rows entries. Cost O(n n_v n_h). */
+ZETA_API zeta_status zeta_rbm_free_energy(const zeta_rbm *rbm, const double *v, int64_t n_rows, double *out);
+/* Mean log-likelihood of n_rows binary rows given log Z: -mean F(v) - log_z. Cost O(n n_v n_h). */
+ZETA_API zeta_status zeta_rbm_mean_log_likelihood(const zeta_rbm *rbm, const double *data, int64_t n_rows,
+                                                  double log_z, double *out);
+/* p(h = 1 | v) for n_rows rows of v with entries in [0, 1] (mean-field inputs allowed); out is n_rows x n_hidden.
+ * Cost O(n n_v n_h). */
+ZETA_API zeta_status zeta_rbm_hidden_probs(const zeta_rbm *rbm, const double *v, int64_t n_rows, double *out);
+/* p(v = 1 | h) for n_rows rows of h with entries in [0, 1]; out is n_rows x n_visible. Cost O(n n_v n_h). */
+ZETA_API zeta_status zeta_rbm_visible_probs(const zeta_rbm *rbm, const double *h, int64_t n_rows, double *out);
+
+/* Exact log Z by enumerating the smaller layer (at most 30 units, else ZETA_ERR_UNSUPPORTED). Multithreaded
+ * (OpenMP). Cost O(2^min(n_v,n_h) max(n_v,n_h)): instant for 20 units, minutes for 30. */
+ZETA_API zeta_status zeta_rbm_log_z_exact(const zeta_rbm *rbm, double *log_z);
+ZETA_API zeta_status zeta_rbm_log_z_exact_progress(const zeta_rbm *rbm, zeta_progress_fn progress, void *user_data,
+                                                   double *log_z);
+/* Annealed importance sampling from the base-rate model with n_runs >= 2 runs and n_betas >= 3 inverse
+ * temperatures (the schedule of Salakhutdinov & Murray 2008 scaled to n_betas), using its own generator
+ * seeded by seed (the model's generator is not touched). std_err is the delta-method standard error of log_z
+ * (may be NULL). Cost O(n_runs n_betas n_v n_h). */
+ZETA_API zeta_status zeta_rbm_log_z_ais(const zeta_rbm *rbm, int32_t n_runs, int32_t n_betas, uint64_t seed,
+                                        double *log_z, double *std_err);
+ZETA_API zeta_status zeta_rbm_log_z_ais_progress(const zeta_rbm *rbm, int32_t n_runs, int32_t n_betas,
+                                                 uint64_t seed, zeta_progress_fn progress, void *user_data,
+                                                 double *log_z, double *std_err);
+
+/* n_samples independent chains started from the base rates (or sigmoid(b) without them), n_gibbs_steps >= 1
+ * block-Gibbs sweeps each, drawn with the handle's generator (hence non-const). out_v receives
+ * n_samples x n_visible binary values. Cost O(n_samples n_gibbs_steps n_v n_h). */
+ZETA_API zeta_status zeta_rbm_sample(zeta_rbm *rbm, int64_t n_samples, int32_t n_gibbs_steps, double *out_v);
+
+/* Model files: little-endian container with magic "ZETA", format version, kind and CRC-32 checksums. Saving
+ * writes a temporary file and renames it into place, so a failed save never leaves a partial file. Loading
+ * truncated, corrupt, foreign or newer-version data gives ZETA_ERR_FORMAT; an unreadable file ZETA_ERR_IO.
+ * A loaded model's generator is seeded with 0 (see zeta_rbm_set_seed). Cost O(n_v n_h) plus the I/O. */
+ZETA_API zeta_status zeta_rbm_save(const zeta_rbm *rbm, const char *path);
+ZETA_API zeta_status zeta_rbm_load(const char *path, zeta_rbm **out);
+/* The same bytes as a file, into a caller buffer. *size always receives the number of bytes needed. Call with
+ * buffer NULL and capacity 0 to ask for the size; a capacity smaller than needed gives ZETA_ERR_ARGUMENT
+ * (with *size set, buffer untouched). Cost O(n_v n_h). */
+ZETA_API zeta_status zeta_rbm_to_bytes(const zeta_rbm *rbm, uint8_t *buffer, int64_t capacity, int64_t *size);
+ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta_rbm **out);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Options: key/value knobs. Keys, defaults and ranges (integer keys need an integral value):
+ *   learning_rate          1e-3   > 0       initial learning rate epsilon
+ *   lr_decay               0      >= 0      alpha: eps_t = min(alpha eps / (t+1), eps); 0 keeps eps constant
+ *   momentum               0      [0, 1)
+ *   weight_decay           0      >= 0      L2 penalty on W
+ *   method                 2      0,1,2     negative phase: 0 CD-k, 1 PCD-k, 2 parallel tempering (SML-PT);
+ *                                           log Z tracking needs 2
+ *   gibbs_steps            1      int >= 1  k: Gibbs sweeps per update
+ *   n_temperatures         10     int >= 2  PT ladder size M (ignored by CD/PCD)
+ *   chains_per_temperature 10     int >= 1  persistent chains per temperature (PCD: number of chains)
+ *   tempering              0      0,1       0: temper the interaction only (b untempered); 1: the full energy
+ *   adaptive_tempering     0      0,1       move the PT ladder to maximise the replicas' round-trip flow
+ *   adapt_interval         200    int >= 1  sampler iterations between ladder moves
+ *   adapt_damping          0.5    (0, 1]    fraction of the way to the optimal ladder per move
+ *   single_precision       1      0,1       float sampling kernels (faster) or double throughout
+ *   seed                   0      int in [0, 2^53]  seeds the trainer's generator
+ *   tracker_sigma_b2       1e-3   > 0       log Z tracker: bias drift variance per update, times eps_t
+ * Options are copied by the objects created from them; changing them later has no effect on those objects.
+ * ------------------------------------------------------------------------------------------------------- */
+
+typedef struct zeta_options zeta_options;
+
+ZETA_API zeta_status zeta_options_new(zeta_options **out);
+ZETA_API void zeta_options_free(zeta_options *opts);
+/* Unknown key, non-finite value, value out of range, non-integral value for an integer key:
+ * ZETA_ERR_ARGUMENT naming the key. O(number of keys). */
+ZETA_API zeta_status zeta_options_set(zeta_options *opts, const char *key, double value);
+/* The current value (the default unless set). */
+ZETA_API zeta_status zeta_options_get(const zeta_options *opts, const char *key, double *value);
+/* Number of keys, and the name of key i as a static string (NULL when i is out of range), to list them.
+ * Never fail; thread-safe; O(1). */
+ZETA_API int32_t zeta_options_count(void);
+ZETA_API const char *zeta_options_key(int32_t index);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Trainer: stochastic maximum likelihood (CD, PCD or SML-PT) with online log Z tracking under PT
+ * (Desjardins, Bengio & Courville 2011).
+ * The trainer borrows the RBM and updates it in place; the RBM must outlive the trainer and must not be used
+ * by another thread while the trainer is. Changing the RBM between steps (zeta_rbm_set_params,
+ * zeta_rbm_init_from_data) is allowed: the trainer notices and the tracker restarts from the new model.
+ * A failed step leaves the RBM's parameters as they were (a diverging update is undone: ZETA_ERR_NUMERIC).
+ * ------------------------------------------------------------------------------------------------------- */
+
+typedef struct zeta_trainer zeta_trainer;
+
+/* opts is copied. Cost O(n_v n_h + M N n_v). */
+ZETA_API zeta_status zeta_trainer_new(zeta_rbm *rbm, const zeta_options *opts, zeta_trainer **out);
+ZETA_API void zeta_trainer_free(zeta_trainer *trainer);
+/* One parameter update from a mini-batch of n_rows binary rows (n_rows x n_visible).
+ * Cost O((n + M N k) n_v n_h) plus O(M^3) for the tracker. */
+ZETA_API zeta_status zeta_trainer_step(zeta_trainer *trainer, const double *batch, int64_t n_rows);
+/* n_updates steps on consecutive mini-batches of batch_size rows of data (n_rows x n_visible, binary),
+ * wrapping around at the end (shuffle the rows yourself if wanted). The callback (may be NULL) runs after
+ * every update with stage "training", done = updates so far, value = tracked log Z (NaN without PT);
+ * on cancellation the finished updates are kept. */
+ZETA_API zeta_status zeta_trainer_train(zeta_trainer *trainer, const double *data, int64_t n_rows,
+                                        int64_t batch_size, int64_t n_updates, zeta_progress_fn progress,
+                                        void *user_data);
+/* Tracked log Z of the current model: posterior mean and standard deviation (std_dev may be NULL).
+ * Needs method 2 (PT), else ZETA_ERR_UNSUPPORTED. Before the first step: log Z of the starting model is
+ * unknown except at beta 0, and std_dev is +inf. O(1). */
+ZETA_API zeta_status zeta_trainer_log_z(const zeta_trainer *trainer, double *mean, double *std_dev);
+/* Mean log-likelihood of n_rows binary rows under the current model from the tracked log Z: mean is
+ * -mean F(v) - log Z, std_dev the tracker's (may be NULL). Needs PT. Cost O(n n_v n_h). */
+ZETA_API zeta_status zeta_trainer_log_likelihood(const zeta_trainer *trainer, const double *data, int64_t n_rows,
+                                                 double *mean, double *std_dev);
+/* Updates done so far. O(1). */
+ZETA_API zeta_status zeta_trainer_steps(const zeta_trainer *trainer, int64_t *steps);
+/* The learning rate the next update will use. O(1). */
+ZETA_API zeta_status zeta_trainer_learning_rate(const zeta_trainer *trainer, double *learning_rate);
+/* Number of temperatures M (1 for CD/PCD) and chains per temperature N. O(1). */
+ZETA_API zeta_status zeta_trainer_n_temperatures(const zeta_trainer *trainer, int32_t *n_temperatures);
+ZETA_API zeta_status zeta_trainer_n_chains(const zeta_trainer *trainer, int32_t *chains_per_temperature);
+/* The current ladder, beta_1 = 1 first; capacity >= M entries. O(M). */
+ZETA_API zeta_status zeta_trainer_betas(const zeta_trainer *trainer, double *betas, int32_t capacity);
+/* Swap acceptance rate of each neighbouring pair since creation; capacity >= M - 1 (>= 0) entries. O(M). */
+ZETA_API zeta_status zeta_trainer_swap_rates(const zeta_trainer *trainer, double *rates, int32_t capacity);
+/* Round trips beta 1 -> 0 -> 1 completed by the replicas so far. O(1). */
+ZETA_API zeta_status zeta_trainer_round_trips(const zeta_trainer *trainer, int64_t *round_trips);
+/* The chains of rung i (0 = beta 1), N x n_visible values 0.0/1.0; capacity >= N n_visible. O(N n_v). */
+ZETA_API zeta_status zeta_trainer_chains(const zeta_trainer *trainer, int32_t temperature_index, double *out,
+                                         int64_t capacity);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * The data set compiled into zeta: binarised Fashion-MNIST (28 x 28 = 784 columns of 0.0/1.0), 3000 training
+ * and 1000 test rows, labels 0..9. split: ZETA_DATA_TRAIN or ZETA_DATA_TEST. Each call decodes the embedded
+ * set (about 25 MB of doubles, a few milliseconds).
+ * ------------------------------------------------------------------------------------------------------- */
+
+#define ZETA_DATA_TRAIN 0
+#define ZETA_DATA_TEST 1
+
+ZETA_API zeta_status zeta_data_default_shape(int32_t split, int64_t *n_rows, int32_t *n_cols);
+/* capacity >= n_rows x n_cols doubles. */
+ZETA_API zeta_status zeta_data_default(int32_t split, double *out, int64_t capacity);
+/* capacity >= n_rows labels. */
+ZETA_API zeta_status zeta_data_default_labels(int32_t split, int32_t *labels, int64_t capacity);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ZETA_H */
