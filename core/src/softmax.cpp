@@ -326,6 +326,7 @@ struct SoftmaxClassifier::Work {
   MatrixD gV;
   VectorD ga;
   MatrixD dh;
+  MatrixD scores;  // B × C (kExact)
   std::vector<double> s, lw, g;
 };
 
@@ -620,7 +621,8 @@ double SoftmaxClassifier::compute(const MatrixD& x, const std::vector<int>& labe
       Wp = &w_eff;
       bp = &b_eff;
     }
-    MatrixD p = w.h * Wp->transpose();  // B × C scores, then probabilities
+    MatrixD& p = w.scores;  // B × C scores, then probabilities
+    p.noalias() = w.h * Wp->transpose();
     if (bias) p.rowwise() += bp->transpose();
     for (Eigen::Index n = 0; n < B; ++n) {
       const double s_c = p(n, labels[static_cast<std::size_t>(n)]);
@@ -738,6 +740,22 @@ double SoftmaxClassifier::train_batch(const MatrixD& x, const std::vector<int>& 
   check_batch(x, labels);
   const SoftmaxSample sample = draw_sample(labels);
   Work w;
+  // The exact method's C × F gradient and B × C scores reuse the previous update's buffers: allocating them afresh
+  // costs page faults on every update, more than the arithmetic at C = 10⁵.
+  struct LendScratch {
+    Work& work;
+    SoftmaxClassifier& model;
+    LendScratch(Work& w_, SoftmaxClassifier& m) : work(w_), model(m) {
+      work.gW.swap(model.scratch_gradient_.matrix);
+      work.scores.swap(model.scratch_scores_.matrix);
+    }
+    ~LendScratch() {
+      work.gW.swap(model.scratch_gradient_.matrix);
+      work.scores.swap(model.scratch_scores_.matrix);
+    }
+    LendScratch(const LendScratch&) = delete;
+    LendScratch& operator=(const LendScratch&) = delete;
+  } lend(w, *this);
   assign_slots(labels, sample, slot_of_class_, w);
   // Bring the touched rows up to date (the closed form of the momentum steps they missed), then gather them.
   for (int r : w.rows) catch_up_row(r);

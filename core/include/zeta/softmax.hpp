@@ -250,6 +250,18 @@ class SoftmaxClassifier {
 
   std::vector<int> slot_of_class_;  // scratch for train_batch: −1, or the class's row in the gathered block
   int rows_touched_ = 0;
+  // Buffers train_batch reuses between updates; a copy of the classifier starts with empty ones.
+  struct Scratch {
+    MatrixD matrix;
+    Scratch() = default;
+    Scratch(const Scratch&) {}
+    Scratch& operator=(const Scratch&) { return *this; }
+    Scratch(Scratch&&) noexcept = default;
+    Scratch& operator=(Scratch&&) noexcept = default;
+    ~Scratch() = default;
+  };
+  Scratch scratch_gradient_;  // C × F exact gradient
+  Scratch scratch_scores_;    // B × C exact scores
 };
 
 }  // namespace zeta
