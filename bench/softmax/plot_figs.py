@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 """Plots Figs. 1 and 2 of Barber & Botev from bench_softmax_figs' CSV.
 
-    /usr/bin/python3 bench/softmax/plot_figs.py bench/softmax/figs.csv docs/softmax
+    /usr/bin/python3 bench/softmax/plot_figs.py bench/softmax/figs.csv docs/softmax [SUFFIX]
 
 Writes fig1_ranking.{png,svg} (ranking offsets α against the exact gradient), fig2_methods.{png,svg} (exact,
 normalisation approximations, ranking, BlackOut, and the NCE / negative-sampling baselines the paper leaves out)
-and summary.csv (per method, means over seeds at a few iterations). Curves are means over seeds, the band is the
+and summary.csv (per method, means over seeds at a few iterations); SUFFIX is appended to every file name. Curves are means over seeds, the band is the
 range over seeds.
 """
 import csv
@@ -18,6 +18,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+plt.rcParams["svg.hashsalt"] = "zeta-softmax"  # stable element ids, so regenerated SVGs diff cleanly
+
+
+def save(fig, out, name):
+    fig.savefig(os.path.join(out, name + ".png"), dpi=110, metadata={"Software": None})
+    fig.savefig(os.path.join(out, name + ".svg"), metadata={"Date": None, "Creator": None})
 
 
 def load(path):
@@ -59,8 +66,9 @@ def panel(ax, rows, lr, methods, column, ylabel, styles):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
+    suffix = sys.argv[3] if len(sys.argv) == 4 else ""
     rows, lr = load(sys.argv[1])
     out = sys.argv[2]
     os.makedirs(out, exist_ok=True)
@@ -91,8 +99,7 @@ def main():
     axes[2].set_title("(c) bias against the exact-gradient model")
     fig.suptitle("Fig. 1: ranking objective, offsets α (C = 1000, D = 100, N = 2000, K = 20, momentum 0.99)")
     fig.tight_layout()
-    for ext in ("png", "svg"):
-        fig.savefig(os.path.join(out, f"fig1_ranking.{ext}"), dpi=110)
+    save(fig, out, f"fig1_ranking{suffix}")
     plt.close(fig)
 
     # Fig. 2: methods.
@@ -112,13 +119,12 @@ def main():
     axes[2].set_title("(c) bias against the exact-gradient model")
     fig.suptitle("Fig. 2: methods (C = 1000, D = 100, N = 2000, K = 20, momentum 0.99)")
     fig.tight_layout()
-    for ext in ("png", "svg"):
-        fig.savefig(os.path.join(out, f"fig2_methods.{ext}"), dpi=110)
+    save(fig, out, f"fig2_methods{suffix}")
     plt.close(fig)
 
     # Numbers for the write-up.
     checkpoints = [10, 25, 50, 100, 200, max(rows["exact"])]
-    with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
+    with open(os.path.join(out, f"summary{suffix}.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["method", "learning_rate", "column"] + [f"it{c}" for c in checkpoints])
         for m in ["exact", "importance", "bernoulli", "blackout"] + ranking + extra:

@@ -9,7 +9,7 @@
 //   kImportance       eq. 22–26 with C_n = {c_n}: Z̃ = u(c_n) + Σ_k κ_k u(d_k), d_k drawn K times from
 //                     q_n(d) = q(d)/(1 − q(c_n)) on d ≠ c_n, κ_k = 1/(K q_n(d_k)), q ∝ f^proposal_power.
 //   kBernoulli        eq. 22–26 with C_n = {c_n}: each d ≠ c_n is in N_n independently with probability
-//                     b_d = f(d)^α_n, κ_d = 1/b_d, α_n solved by bisection so that Σ_{d≠c_n} b_d = K.
+//                     b_d = f(d)^α_n, κ_d = 1/b_d, α_n solved (Newton) so that Σ_{d≠c_n} b_d = K.
 //   kRanking          eq. 35: (1/K) Σ_k log σ(s_{c_n} − s_{d_k} − m), d_k uniform on d ≠ c_n (as in eq. 38, which
 //                     makes m = log(C − 1) the one-sample likelihood estimate of eq. 40); m = ranking_margin.
 //   kNegativeSampling eq. 43–45: log σ(s_{c_n}) + (1/K) Σ_k log σ(−s_{d_k}), d_k ~ q_n on d ≠ c_n.
@@ -29,7 +29,7 @@
 //   probability b/B (thinning). Each class is then included independently with probability exactly b. A landed
 //   class is either accepted with probability ≥ 1/2 or has b < B/2, which at least halves the next bound, so the
 //   expected number of classes examined is ≤ 2(K + 1) + log2(b_max/b_min) + 1 = O(K + log C).
-//   α_n depends on c_n only through f(c_n); it is solved once per distinct frequency value (bisection over the
+//   α_n depends on c_n only through f(c_n); it is solved once per distinct frequency value (Newton steps over the
 //   distinct values with their multiplicities) and memoised.
 // - only the rows of W (and b) of the true and sampled classes are read and written: momentum is applied lazily,
 //   a row untouched for k updates is brought up to date in closed form when it is next touched
@@ -128,7 +128,8 @@ class SortedBernoulliSampler {
   int size() const { return static_cast<int>(log_f_.size()); }
   // Σ_{d ≠ excluded} f_d^α (excluded < 0: every class).
   double expected_count(double alpha, int excluded) const;
-  // α ≥ 0 with expected_count(α, excluded) = expected, by bisection; expected in (0, number of classes counted].
+  // α ≥ 0 with expected_count(α, excluded) = expected (Newton's method, monotone from α = 0); expected in
+  // (0, number of classes counted].
   double solve_alpha(int excluded, double expected) const;
   // Appends to classes each d ≠ excluded included (independently, probability f_d^α) and to log_inv_b its
   // log(1/b_d) = −α log f_d. Returns the number of classes examined (the cost).
