@@ -230,8 +230,8 @@ ZETA_API zeta_status zeta_trainer_train(zeta_trainer *trainer, const double *dat
                                         int64_t batch_size, int64_t n_updates, zeta_progress_fn progress,
                                         void *user_data);
 /* Tracked log Z of the current model: posterior mean and standard deviation (std_dev may be NULL).
- * Needs method 2 (PT), else ZETA_ERR_UNSUPPORTED. Before the first step: log Z of the starting model is
- * unknown except at beta 0, and std_dev is +inf. O(1). */
+ * Needs method 2 (PT), else ZETA_ERR_UNSUPPORTED. Before the first step the tracker knows only log Z at
+ * beta 0: mean is the closed-form guess for W = 0 and std_dev is +inf. O(1). */
 ZETA_API zeta_status zeta_trainer_log_z(const zeta_trainer *trainer, double *mean, double *std_dev);
 /* Mean log-likelihood of n_rows binary rows under the current model from the tracked log Z: mean is
  * -mean F(v) - log Z, std_dev the tracker's (may be NULL). Needs PT. Cost O(n n_v n_h). */
