@@ -598,7 +598,8 @@ TEST(Softmax, CorruptDataIsFormatError) {
 class ScratchDir {
  public:
   ScratchDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "zeta-softmax-XXXXXX").string();
+    // mkdtemp replaces the six trailing 'X's of the template.
+    std::string tmpl = (std::filesystem::temp_directory_path() / ("zeta-softmax-" + std::string(6, 'X'))).string();
     if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     path_ = tmpl;
   }
