@@ -2,11 +2,53 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "zeta/error.hpp"
 
 namespace zeta {
+
+namespace {
+
+// Bernoulli sampling for the Gibbs half-steps: the same draws as sample_bernoulli(m, rng) (one Rng word per
+// entry, so results are unchanged), with the xoshiro256++ state held in locals for the whole matrix instead of
+// being loaded and stored through the Rng object for every entry.
+inline std::uint64_t rotl64(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+template <class S>
+void sample_bernoulli_inline(Mat<S>& probs_in_samples_out, Rng& rng) {
+  std::uint64_t state[4];
+  rng.get_state(state);
+  std::uint64_t s0 = state[0], s1 = state[1], s2 = state[2], s3 = state[3];
+  S* p = probs_in_samples_out.data();
+  const Eigen::Index n = probs_in_samples_out.size();
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const std::uint64_t word = rotl64(s0 + s3, 23) + s0;
+    const std::uint64_t t = s1 << 17;
+    s2 ^= s0;
+    s3 ^= s1;
+    s1 ^= s2;
+    s0 ^= s3;
+    s2 ^= t;
+    s3 = rotl64(s3, 45);
+    S u;
+    if constexpr (std::is_same_v<S, float>) {
+      u = static_cast<float>(word >> 40) * 0x1.0p-24f;  // Rng::uniform_float
+    } else {
+      u = static_cast<double>(word >> 11) * 0x1.0p-53;  // Rng::uniform
+    }
+    p[i] = u < p[i] ? S(1) : S(0);
+  }
+  state[0] = s0;
+  state[1] = s1;
+  state[2] = s2;
+  state[3] = s3;
+  rng.set_state(state);
+}
+
+}  // namespace
 
 template <class S>
 void ParamMirror<S>::sync(const Rbm& rbm) {
@@ -106,7 +148,10 @@ void TemperedSampler<S>::set_chains(const Mat<S>& v) {
 template <class S>
 double TemperedSampler<S>::row_log_q(Eigen::Index row, double beta) const {
   const double vis_beta = mode_ == Tempering::kInteraction ? 1.0 : beta;
-  const Eigen::ArrayXd scaled = beta * a_.row(row).transpose().template cast<double>().array();
+  // Per-thread scratch: the same arithmetic (and so the same rounding) as a fresh ArrayXd, without a heap
+  // allocation for every row of every refresh and swap.
+  thread_local Eigen::ArrayXd scaled;
+  scaled = beta * a_.row(row).transpose().template cast<double>().array();
   return vis_beta * bv_[row] + softplus_array(scaled).sum();
 }
 
@@ -150,7 +195,7 @@ void TemperedSampler<S>::sweep(const ParamMirror<S>& p, int k, Rng& rng) {
     } else {
       h_ = a_.array().logistic().matrix();
     }
-    sample_bernoulli(h_, rng);
+    sample_bernoulli_inline(h_, rng);
     // v ~ p(v | h): σ(β_b b + β W h)
     v_input_.noalias() = h_ * p.W.transpose();
     if (tempered) {
@@ -163,7 +208,7 @@ void TemperedSampler<S>::sweep(const ParamMirror<S>& p, int k, Rng& rng) {
       v_input_.rowwise() += p.b.transpose();
     }
     v_ = v_input_.array().logistic().matrix();
-    sample_bernoulli(v_, rng);
+    sample_bernoulli_inline(v_, rng);
   }
   refresh(p);
   if (tempered) {

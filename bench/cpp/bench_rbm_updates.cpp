@@ -1,0 +1,298 @@
+// RBM training throughput: parameter updates per second of zeta's SmlTrainer for a 784×500 binary RBM on
+// mini-batches of 100 binarised Fashion-MNIST rows (the embedded default set), with PCD-1 and with parallel
+// tempering over 10 temperatures, next to the rate of the float GEMMs one update consists of (this machine's
+// limit for the update: GEMM-bound time = Σ measured time of each GEMM of the update).
+//
+//   bench_rbm_updates [--threads N] [--repeats R] [--min-time SECONDS] [--hidden 500] [--batch 100]
+//                     [--configs pcd1,pt10x10,pt10x100] [--seed 1] [--dump-data FILE]
+//
+// --dump-data writes the training rows (3000 × 784 bytes, 0/1) to FILE and exits, so that the Python peers
+// train on exactly the same data.
+// Prints one JSON object on stdout (bench/rbm/run.py combines it with the PyTorch and scikit-learn peers).
+// Each repeat runs updates for at least --min-time seconds; the reported rate is the median over repeats.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "zeta/data.hpp"
+#include "zeta/error.hpp"
+#include "zeta/rbm.hpp"
+#include "zeta/trainer.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using zeta::MatrixD;
+using zeta::MatrixF;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> x) {
+  std::sort(x.begin(), x.end());
+  const std::size_t n = x.size();
+  return n % 2 == 1 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+// Runs `body` (which performs `work` units) repeatedly for at least min_time seconds, `repeats` times; returns
+// the rate (units per second) of every repeat.
+std::vector<double> rates(const std::function<void()>& body, double work, int repeats, double min_time) {
+  std::vector<double> out;
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = Clock::now();
+    long count = 0;
+    double elapsed = 0.0;
+    do {
+      body();
+      ++count;
+      elapsed = seconds_since(start);
+    } while (elapsed < min_time);
+    out.push_back(work * static_cast<double>(count) / elapsed);
+  }
+  return out;
+}
+
+std::string json_array(const std::vector<double>& x) {
+  std::ostringstream s;
+  s.precision(6);
+  s << "[";
+  for (std::size_t i = 0; i < x.size(); ++i) s << (i ? ", " : "") << x[i];
+  s << "]";
+  return s.str();
+}
+
+// One float GEMM of the update, in the exact expression form (row-major operands, noalias) the trainer uses.
+enum class GemmKind { kXW, kHWt, kXtP };  // C = X·W, C = H·Wᵀ, C = Xᵀ·P
+
+struct GemmShape {
+  GemmKind kind;
+  int rows;  // rows of the chain/data operand (100 or 1000 or 10)
+  std::string name() const {
+    const std::string r = std::to_string(rows);
+    switch (kind) {
+      case GemmKind::kXW: return r + "x784 * 784x500";
+      case GemmKind::kHWt: return r + "x500 * (784x500)^T";
+      case GemmKind::kXtP: return "(" + r + "x784)^T * " + r + "x500";
+    }
+    return "";
+  }
+  bool operator<(const GemmShape& o) const {
+    return kind != o.kind ? kind < o.kind : rows < o.rows;
+  }
+};
+
+struct GemmResult {
+  double flops = 0.0;
+  double seconds = 0.0;  // median time of one product
+  double gflops = 0.0;
+};
+
+GemmResult measure_gemm(const GemmShape& shape, int n_visible, int n_hidden, int repeats, double min_time) {
+  zeta::Rng rng(7);
+  const auto uniform = [&](Eigen::Index r, Eigen::Index c) {
+    MatrixF m(r, c);
+    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = rng.uniform_float() < 0.5f ? 1.0f : 0.0f;
+    return m;
+  };
+  const MatrixF W = uniform(n_visible, n_hidden) * 0.01f;
+  const MatrixF X = uniform(shape.rows, n_visible);
+  const MatrixF H = uniform(shape.rows, n_hidden);
+  MatrixF C;
+  std::function<void()> body;
+  switch (shape.kind) {
+    case GemmKind::kXW:
+      C.resize(shape.rows, n_hidden);
+      body = [&] { C.noalias() = X * W; };
+      break;
+    case GemmKind::kHWt:
+      C.resize(shape.rows, n_visible);
+      body = [&] { C.noalias() = H * W.transpose(); };
+      break;
+    case GemmKind::kXtP:
+      C.resize(n_visible, n_hidden);
+      body = [&] { C.noalias() = X.transpose() * H; };
+      break;
+  }
+  for (int i = 0; i < 5; ++i) body();
+  GemmResult res;
+  res.flops = 2.0 * shape.rows * n_visible * n_hidden;
+  const double per_s = median(rates(body, 1.0, repeats, min_time));
+  res.seconds = 1.0 / per_s;
+  res.gflops = res.flops * per_s * 1e-9;
+  return res;
+}
+
+struct Config {
+  std::string name;
+  std::string description;
+  zeta::TrainerConfig trainer;
+  int rows = 0;          // chains in the sampler (M·N)
+  int model_rows = 0;    // chains at β = 1 (the negative phase)
+};
+
+// The GEMMs of one SmlTrainer::step with a persistent negative phase (PCD or PT), in order:
+// positive phase X·W; per Gibbs step H·Wᵀ and V·W (the sweep's closing refresh); gradient Xᵀ·P and V₀ᵀ·N;
+// refresh of the chains' pre-activations under the new parameters V·W.
+std::vector<GemmShape> update_gemms(const Config& c, int batch) {
+  std::vector<GemmShape> g = {{GemmKind::kXW, batch}};
+  for (int k = 0; k < c.trainer.gibbs_steps; ++k) {
+    g.push_back({GemmKind::kHWt, c.rows});
+    g.push_back({GemmKind::kXW, c.rows});
+  }
+  g.push_back({GemmKind::kXtP, batch});
+  g.push_back({GemmKind::kXtP, c.model_rows});
+  g.push_back({GemmKind::kXW, c.rows});
+  return g;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int threads = 1;
+  int repeats = 7;
+  double min_time = 0.5;
+  int n_hidden = 500;
+  int batch = 100;
+  std::uint64_t seed = 1;
+  std::string configs = "pcd1,pt10x10,pt10x100";
+  std::string dump_path;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", arg.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (arg == "--threads") threads = std::stoi(next());
+    else if (arg == "--repeats") repeats = std::stoi(next());
+    else if (arg == "--min-time") min_time = std::stod(next());
+    else if (arg == "--hidden") n_hidden = std::stoi(next());
+    else if (arg == "--batch") batch = std::stoi(next());
+    else if (arg == "--configs") configs = next();
+    else if (arg == "--seed") seed = std::stoull(next());
+    else if (arg == "--dump-data") dump_path = next();
+    else {
+      std::fprintf(stderr, "unknown argument %s\n", arg.c_str());
+      return 2;
+    }
+  }
+#ifdef _OPENMP
+  omp_set_num_threads(threads);
+#endif
+  Eigen::setNbThreads(threads);
+
+  try {
+    const zeta::Dataset train = zeta::default_train();
+    const int n_visible = static_cast<int>(train.x.cols());
+    if (!dump_path.empty()) {
+      std::FILE* f = std::fopen(dump_path.c_str(), "wb");
+      if (f == nullptr) {
+        std::fprintf(stderr, "cannot write %s\n", dump_path.c_str());
+        return 1;
+      }
+      std::vector<unsigned char> row(static_cast<std::size_t>(n_visible));
+      for (Eigen::Index r = 0; r < train.x.rows(); ++r) {
+        for (int k = 0; k < n_visible; ++k) row[static_cast<std::size_t>(k)] = train.x(r, k) > 0.5 ? 1 : 0;
+        std::fwrite(row.data(), 1, row.size(), f);
+      }
+      std::fclose(f);
+      std::printf("{\"rows\": %ld, \"cols\": %d}\n", static_cast<long>(train.x.rows()), n_visible);
+      return 0;
+    }
+    std::vector<MatrixD> batches;
+    for (Eigen::Index first = 0; first + batch <= train.x.rows(); first += batch)
+      batches.push_back(train.x.middleRows(first, batch));
+
+    std::vector<Config> all;
+    {
+      Config c;
+      c.name = "pcd1";
+      c.description = "PCD-1, 100 persistent chains";
+      c.trainer.method = zeta::NegativePhase::kPCD;
+      c.trainer.chains_per_temperature = 100;
+      c.rows = c.model_rows = 100;
+      all.push_back(c);
+    }
+    for (int n : {10, 100}) {
+      Config c;
+      c.name = "pt10x" + std::to_string(n);
+      c.description = "PT, 10 temperatures x " + std::to_string(n) + " chains, 1 Gibbs sweep + even/odd swaps";
+      c.trainer.method = zeta::NegativePhase::kPT;
+      c.trainer.n_temperatures = 10;
+      c.trainer.chains_per_temperature = n;
+      c.rows = 10 * n;
+      c.model_rows = n;
+      all.push_back(c);
+    }
+
+    std::map<GemmShape, GemmResult> gemm;
+    std::ostringstream out;
+    out.precision(6);
+    out << "{\n  \"threads\": " << threads << ",\n  \"eigen_threads\": " << Eigen::nbThreads()
+        << ",\n  \"eigen_version\": \"" << EIGEN_WORLD_VERSION << "." << EIGEN_MAJOR_VERSION << "."
+        << EIGEN_MINOR_VERSION << "\",\n  \"simd\": \"" << Eigen::SimdInstructionSetsInUse()
+        << "\",\n  \"n_visible\": " << n_visible << ",\n  \"n_hidden\": " << n_hidden << ",\n  \"batch\": " << batch
+        << ",\n  \"repeats\": " << repeats << ",\n  \"min_time\": " << min_time << ",\n  \"configs\": [";
+    bool first_config = true;
+    for (Config& c : all) {
+      if (configs.find(c.name) == std::string::npos) continue;
+      c.trainer.learning_rate = 1e-3;
+      c.trainer.seed = seed;
+      c.trainer.single_precision = true;
+      zeta::Rng rng(seed);
+      zeta::Rbm rbm(n_visible, n_hidden);
+      rbm.init_from_data(train.x, rng, 0.01);
+      zeta::SmlTrainer trainer(rbm, c.trainer);
+      std::size_t next_batch = 0;
+      const auto update = [&] {
+        trainer.step(batches[next_batch]);
+        next_batch = (next_batch + 1) % batches.size();
+      };
+      for (int i = 0; i < 20; ++i) update();  // warm-up: allocations, caches, thread pool
+      const std::vector<double> ups = rates(update, 1.0, repeats, min_time);
+      const double ups_median = median(ups);
+
+      double gemm_flops = 0.0, gemm_seconds = 0.0;
+      std::ostringstream shapes;
+      bool first_shape = true;
+      for (const GemmShape& s : update_gemms(c, batch)) {
+        auto it = gemm.find(s);
+        if (it == gemm.end()) it = gemm.emplace(s, measure_gemm(s, n_visible, n_hidden, repeats, min_time / 4)).first;
+        gemm_flops += it->second.flops;
+        gemm_seconds += it->second.seconds;
+        shapes << (first_shape ? "" : ", ") << "{\"shape\": \"" << s.name() << "\", \"gflops\": " << it->second.gflops
+               << ", \"seconds\": " << it->second.seconds << "}";
+        first_shape = false;
+      }
+      const double bound_ups = 1.0 / gemm_seconds;
+      out << (first_config ? "" : ",") << "\n    {\"name\": \"" << c.name << "\", \"description\": \"" << c.description
+          << "\", \"chains\": " << c.rows << ", \"model_chains\": " << c.model_rows
+          << ", \"updates_per_s\": " << ups_median << ", \"updates_per_s_all\": " << json_array(ups)
+          << ", \"gemm_flops_per_update\": " << gemm_flops << ", \"gemm_seconds_per_update\": " << gemm_seconds
+          << ", \"gemm_gflops\": " << gemm_flops / gemm_seconds * 1e-9 << ", \"gemm_bound_updates_per_s\": " << bound_ups
+          << ", \"fraction_of_gemm_bound\": " << ups_median / bound_ups << ", \"gemms\": [" << shapes.str() << "]}";
+      first_config = false;
+      std::fprintf(stderr, "%s: %.1f updates/s (GEMM bound %.1f, %.0f%%)\n", c.name.c_str(), ups_median, bound_ups,
+                   100.0 * ups_median / bound_ups);
+    }
+    out << "\n  ]\n}\n";
+    std::fputs(out.str().c_str(), stdout);
+  } catch (const zeta::Error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
