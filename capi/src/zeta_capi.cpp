@@ -19,9 +19,7 @@
 #include "zeta/rbm.hpp"
 #include "zeta/sampler.hpp"
 #include "zeta/trainer.hpp"
-#if ZETA_CAPI_HAVE_TRACKER
 #include "zeta/tracker.hpp"
-#endif
 
 #define ZETA_STRINGIFY2(x) #x
 #define ZETA_STRINGIFY(x) ZETA_STRINGIFY2(x)
@@ -219,17 +217,13 @@ zeta::TrainerConfig trainer_config(const zeta_options& o) {
 struct zeta_trainer {
   zeta_rbm* rbm = nullptr;
   std::unique_ptr<zeta::SmlTrainer> plain;  // CD and PCD (no tracking)
-#if ZETA_CAPI_HAVE_TRACKER
   std::unique_ptr<zeta::TrackedTrainer> tracked;  // PT with the log Z tracker
-#endif
   // Parameters before the current step, to undo an update that diverged; kept allocated between steps.
   MatrixD backup_W;
   VectorD backup_b, backup_c;
 
   const zeta::SmlTrainer& sml() const {
-#if ZETA_CAPI_HAVE_TRACKER
     if (tracked) return tracked->trainer();
-#endif
     return *plain;
   }
 
@@ -239,12 +233,10 @@ struct zeta_trainer {
     backup_b = m.b;
     backup_c = m.c;
     try {
-#if ZETA_CAPI_HAVE_TRACKER
       if (tracked) {
         tracked->step(batch);
         return;
       }
-#endif
       plain->step(batch);
     } catch (const Error& e) {
       if (e.code() == ErrorCode::kNumeric) {
@@ -576,7 +568,6 @@ ZETA_API zeta_status zeta_trainer_new(zeta_rbm* rbm, const zeta_options* opts, z
     const zeta::TrainerConfig config = trainer_config(*opts);
     auto t = std::make_unique<zeta_trainer>();
     t->rbm = rbm;
-#if ZETA_CAPI_HAVE_TRACKER
     if (config.method == zeta::NegativePhase::kPT) {
       zeta::TrackerConfig tracker;
       tracker.sigma_b2_factor = opts->get("tracker_sigma_b2");
@@ -584,9 +575,6 @@ ZETA_API zeta_status zeta_trainer_new(zeta_rbm* rbm, const zeta_options* opts, z
     } else {
       t->plain = std::make_unique<zeta::SmlTrainer>(rbm->model, config);
     }
-#else
-    t->plain = std::make_unique<zeta::SmlTrainer>(rbm->model, config);
-#endif
     *out = t.release();
   });
 }
@@ -621,9 +609,7 @@ ZETA_API zeta_status zeta_trainer_train(zeta_trainer* trainer, const double* dat
         p.done = u + 1;
         p.total = n_updates;
         p.value = std::nan("");
-#if ZETA_CAPI_HAVE_TRACKER
         if (trainer->tracked) p.value = trainer->tracked->log_z();
-#endif
         if (progress(&p, user_data) != 0)
           fail("training cancelled by the progress callback after " + std::to_string(u + 1) + " of " +
                    std::to_string(n_updates) + " updates",
@@ -637,14 +623,9 @@ ZETA_API zeta_status zeta_trainer_log_z(const zeta_trainer* trainer, double* mea
   return guard(__func__, [&] {
     need(trainer, "trainer");
     need(mean, "mean");
-#if ZETA_CAPI_HAVE_TRACKER
     if (!trainer->tracked) fail("log Z tracking needs option method = 2 (parallel tempering)", ErrorCode::kUnsupported);
     *mean = trainer->tracked->log_z();
     if (std_dev != nullptr) *std_dev = trainer->tracked->log_z_std_dev();
-#else
-    (void)std_dev;
-    fail("log Z tracking is not available in this build", ErrorCode::kUnsupported);
-#endif
   });
 }
 
@@ -654,15 +635,10 @@ ZETA_API zeta_status zeta_trainer_log_likelihood(const zeta_trainer* trainer, co
     need(trainer, "trainer");
     need(mean, "mean");
     const MatrixD x = read_rows(data, n_rows, trainer->rbm->model.n_visible(), "data", true);
-#if ZETA_CAPI_HAVE_TRACKER
     if (!trainer->tracked) fail("log Z tracking needs option method = 2 (parallel tempering)", ErrorCode::kUnsupported);
     const zeta::TrackedLikelihood ll = trainer->tracked->log_likelihood(x);
     *mean = ll.mean;
     if (std_dev != nullptr) *std_dev = ll.std_dev;
-#else
-    (void)std_dev;
-    fail("log Z tracking is not available in this build", ErrorCode::kUnsupported);
-#endif
   });
 }
 

@@ -14,6 +14,63 @@
 namespace zeta {
 namespace {
 
+namespace ep = Eigen::internal;
+using PacketD = ep::packet_traits<double>::type;
+constexpr Eigen::Index kLanes = sizeof(PacketD) / sizeof(double);  // 1 when Eigen has no SIMD packet
+
+// 1 + e^−|x| for a packet of finite doubles: e^m with m = max(−|x|, −40) by range reduction m = n·ln2 + r,
+// |r| ≤ ln2/2, and a degree-12 Taylor polynomial (error < 1e-16 relative), then 2^n by ldexp. Polynomial
+// only, no branches, about 3x faster than Eigen's generic exp; e^−40 is below the ulp of 1, so the clamp
+// changes nothing.
+EIGEN_STRONG_INLINE PacketD one_plus_exp_neg_abs(const PacketD& x) {
+  const PacketD m = ep::pmax(ep::pnegate(ep::pabs(x)), ep::pset1<PacketD>(-40.0));
+  // Round to nearest by adding and subtracting 1.5·2^52 (exact for |x| < 2^51): pround needs SSE4.1 on x86.
+  const PacketD shifter = ep::pset1<PacketD>(6755399441055744.0);
+  const PacketD n = ep::psub(ep::padd(ep::pmul(m, ep::pset1<PacketD>(1.4426950408889634)), shifter), shifter);
+  PacketD r = ep::pmadd(n, ep::pset1<PacketD>(-0.6931471803691238), m);  // ln2 split hi/lo (Cody–Waite)
+  r = ep::pmadd(n, ep::pset1<PacketD>(-1.9082149292705877e-10), r);
+  static constexpr double kInverseFactorials[] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0,
+                                                  1.0 / 362880.0,    1.0 / 40320.0,    1.0 / 5040.0,
+                                                  1.0 / 720.0,       1.0 / 120.0,      1.0 / 24.0,
+                                                  1.0 / 6.0,         0.5,              1.0,
+                                                  1.0};
+  PacketD p = ep::pset1<PacketD>(kInverseFactorials[0]);
+  for (int i = 1; i < 13; ++i) p = ep::pmadd(p, r, ep::pset1<PacketD>(kInverseFactorials[i]));
+  return ep::padd(ep::pset1<PacketD>(1.0), ep::pldexp(p, n));
+}
+
+// Σ_k softplus(a_k) = Σ_k max(a_k, 0) + log Π_k (1 + e^−|a_k|). Every factor lies in (1, 2], so the product of
+// a chunk of 512 stays below 2^512 and one log replaces 512; the product's rounding (≤ 512 ulp relative) is
+// ~1e-13 absolute in the log. Hot loop of exact enumeration.
+double softplus_sum(const double* a, Eigen::Index n) {
+  constexpr Eigen::Index kChunk = 512;
+  double total = 0.0;
+  for (Eigen::Index first = 0; first < n; first += kChunk) {
+    const Eigen::Index last = std::min(n, first + kChunk);
+    PacketD relu0 = ep::pset1<PacketD>(0.0), relu1 = relu0;
+    PacketD prod0 = ep::pset1<PacketD>(1.0), prod1 = prod0;
+    Eigen::Index k = first;
+    for (; k + 2 * kLanes <= last; k += 2 * kLanes) {  // two independent chains hide the FMA latency
+      const PacketD x0 = ep::ploadu<PacketD>(a + k);
+      const PacketD x1 = ep::ploadu<PacketD>(a + k + kLanes);
+      relu0 = ep::padd(relu0, ep::pmax(x0, ep::pset1<PacketD>(0.0)));
+      relu1 = ep::padd(relu1, ep::pmax(x1, ep::pset1<PacketD>(0.0)));
+      prod0 = ep::pmul(prod0, one_plus_exp_neg_abs(x0));
+      prod1 = ep::pmul(prod1, one_plus_exp_neg_abs(x1));
+    }
+    double relu = ep::predux(ep::padd(relu0, relu1));
+    double prod = ep::predux_mul(ep::pmul(prod0, prod1));
+    for (; k < last; ++k) {
+      relu += std::max(a[k], 0.0);
+      prod *= 1.0 + std::exp(-std::fabs(a[k]));
+    }
+    total += relu + std::log(prod);
+  }
+  return total;
+}
+
+double softplus_sum(const Eigen::ArrayXd& a) { return softplus_sum(a.data(), a.size()); }
+
 int count_trailing_zeros(std::uint64_t x) {
   int n = 0;
   while ((x & 1U) == 0U) {
@@ -68,7 +125,7 @@ double enumerate_log_sum(const Eigen::MatrixXd& U, const VectorD& theta, const V
       std::uint64_t gray = 0;
       state_terms(high, gray, a, linear);
       LogSumExp acc;
-      acc.add(linear + softplus_array(a).sum());
+      acc.add(linear + softplus_sum(a));
       for (std::uint64_t s = 1; s < states_per_block; ++s) {
         const int k = count_trailing_zeros(s);
         const std::uint64_t bit = std::uint64_t{1} << k;
@@ -82,7 +139,7 @@ double enumerate_log_sum(const Eigen::MatrixXd& U, const VectorD& theta, const V
           a -= U.col(k).array();
           linear -= theta[k];
         }
-        acc.add(linear + softplus_array(a).sum());
+        acc.add(linear + softplus_sum(a));
       }
       partial[static_cast<std::size_t>(block)] = acc;
       const std::int64_t done = ++finished;

@@ -1,0 +1,136 @@
+// Output helpers of the CLI: image grids as PGM, and the tracking figure (paper 1, Fig. 3/4 style) as SVG.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "zeta/io.hpp"
+#include "zeta/numerics.hpp"
+
+namespace zeta {
+
+// Rows of v (values in [0, 1]) as width×height tiles in a near-square grid with 1-pixel gaps; binary PGM (P5).
+inline Bytes image_grid_pgm(const MatrixD& v, int width, int height) {
+  const int n = static_cast<int>(v.rows());
+  const int cols = static_cast<int>(std::ceil(std::sqrt(double(n))));
+  const int rows = (n + cols - 1) / cols;
+  const int W = cols * (width + 1) + 1;
+  const int H = rows * (height + 1) + 1;
+  std::vector<unsigned char> pixels(static_cast<std::size_t>(W) * H, 128);
+  for (int k = 0; k < n; ++k) {
+    const int x0 = (k % cols) * (width + 1) + 1;
+    const int y0 = (k / cols) * (height + 1) + 1;
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) {
+        const double value = std::clamp(v(k, y * width + x), 0.0, 1.0);
+        pixels[static_cast<std::size_t>(y0 + y) * W + (x0 + x)] = static_cast<unsigned char>(std::lround(255 * value));
+      }
+  }
+  const std::string header = "P5\n" + std::to_string(W) + " " + std::to_string(H) + "\n255\n";
+  Bytes out(header.begin(), header.end());
+  out.insert(out.end(), pixels.begin(), pixels.end());
+  return out;
+}
+
+// Tracked log Z with its ±2σ band against exact or AIS checkpoints (AIS with ±3σ bars), and the held-out
+// log-likelihood on a second panel with the early-stopping point marked.
+class TrackPlot {
+ public:
+  void add(double update, double tracked, double sd, double check, double check_sd, double valid_ll) {
+    points_.push_back({update, tracked, sd, check, check_sd, valid_ll});
+  }
+  void mark_best(double update) { best_ = update; }
+
+  std::string render(const std::string& check_label) const {
+    std::string svg =
+        "<svg xmlns='http://www.w3.org/2000/svg' width='800' height='640' font-family='sans-serif' "
+        "font-size='12'>\n<rect width='800' height='640' fill='white'/>\n";
+    if (points_.empty()) return svg + "</svg>\n";
+    panel(svg, 30, "log Z: tracked (blue, ±2σ band) vs " + check_label + " (black)", true);
+    panel(svg, 340, "held-out mean log-likelihood (tracked)", false);
+    return svg + "</svg>\n";
+  }
+
+ private:
+  struct Point {
+    double update, tracked, sd, check, check_sd, valid;
+  };
+
+  void panel(std::string& svg, double top, const std::string& title, bool log_z) const {
+    const double left = 80, right = 770, height = 250, bottom = top + height;
+    double x_max = points_.back().update, y_min = 1e300, y_max = -1e300;
+    for (const Point& p : points_) {
+      const double lo = log_z ? p.tracked - 2 * p.sd : p.valid;
+      const double hi = log_z ? p.tracked + 2 * p.sd : p.valid;
+      y_min = std::min(y_min, lo);
+      y_max = std::max(y_max, hi);
+      if (log_z && std::isfinite(p.check)) {
+        y_min = std::min(y_min, p.check - 3 * p.check_sd);
+        y_max = std::max(y_max, p.check + 3 * p.check_sd);
+      }
+    }
+    if (!(y_max > y_min)) y_max = y_min + 1.0;
+    const double pad = 0.05 * (y_max - y_min);
+    y_min -= pad;
+    y_max += pad;
+    auto X = [&](double u) { return left + (right - left) * u / std::max(x_max, 1.0); };
+    auto Y = [&](double y) { return bottom - height * (y - y_min) / (y_max - y_min); };
+    char b[512];
+    std::snprintf(b, sizeof b,
+                  "<text x='%g' y='%g' font-size='14'>%s</text>\n<rect x='%g' y='%g' width='%g' height='%g' "
+                  "fill='none' stroke='#444'/>\n",
+                  left, top - 8, title.c_str(), left, top, right - left, height);
+    svg += b;
+    for (int k = 0; k <= 5; ++k) {  // ticks
+      const double y = y_min + (y_max - y_min) * k / 5.0, u = x_max * k / 5.0;
+      std::snprintf(b, sizeof b,
+                    "<text x='%g' y='%g' text-anchor='end'>%.2f</text><line x1='%g' x2='%g' y1='%g' y2='%g' "
+                    "stroke='#ddd'/>\n<text x='%g' y='%g' text-anchor='middle'>%.0f</text>\n",
+                    left - 4, Y(y) + 4, y, left, right, Y(y), Y(y), X(u), bottom + 16, u);
+      svg += b;
+    }
+    std::string band_up, band_down, line;
+    for (const Point& p : points_) {
+      const double y = log_z ? p.tracked : p.valid;
+      std::snprintf(b, sizeof b, "%g,%g ", X(p.update), Y(y));
+      line += b;
+      if (log_z) {
+        std::snprintf(b, sizeof b, "%g,%g ", X(p.update), Y(p.tracked + 2 * p.sd));
+        band_up += b;
+        std::snprintf(b, sizeof b, "%g,%g ", X(p.update), Y(p.tracked - 2 * p.sd));
+        band_down = std::string(b) + band_down;
+      }
+    }
+    if (log_z) svg += "<polygon fill='#9ecae1' opacity='0.6' points='" + band_up + band_down + "'/>\n";
+    svg += "<polyline fill='none' stroke='#08519c' stroke-width='1.5' points='" + line + "'/>\n";
+    if (log_z)
+      for (const Point& p : points_) {
+        if (!std::isfinite(p.check)) continue;
+        std::snprintf(b, sizeof b, "<circle cx='%g' cy='%g' r='2.5'/>\n", X(p.update), Y(p.check));
+        svg += b;
+        if (p.check_sd > 0) {
+          std::snprintf(b, sizeof b, "<line x1='%g' x2='%g' y1='%g' y2='%g' stroke='black'/>\n", X(p.update),
+                        X(p.update), Y(p.check - 3 * p.check_sd), Y(p.check + 3 * p.check_sd));
+          svg += b;
+        }
+      }
+    if (!log_z && best_ >= 0) {
+      std::snprintf(b, sizeof b,
+                    "<line x1='%g' x2='%g' y1='%g' y2='%g' stroke='#d62728' stroke-dasharray='4 3'/>"
+                    "<text x='%g' y='%g' fill='#d62728'>best (early stopping)</text>\n",
+                    X(best_), X(best_), top, bottom, X(best_) + 4, top + 14);
+      svg += b;
+    }
+    std::snprintf(b, sizeof b, "<text x='%g' y='%g' text-anchor='middle'>parameter updates</text>\n",
+                  (left + right) / 2, bottom + 32);
+    svg += b;
+  }
+
+  std::vector<Point> points_;
+  double best_ = -1;
+};
+
+}  // namespace zeta

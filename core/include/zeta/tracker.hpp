@@ -1,0 +1,125 @@
+// Online tracking of the log partition function during SML-PT training (Desjardins, Bengio & Courville,
+// "On Tracking the Partition Function", NIPS 2011). After every parameter update the tracker returns the
+// posterior mean and variance of ζ_{i,t} = log Z_{i,t} for every temperature of the PT ladder, fusing
+//   - importance-sampling observations across the update at every temperature (eq. 3), with a slowly drifting
+//     bias b_t on the β = 1 row (those chains also produced the gradient),
+//   - bridge-sampling observations between neighbouring temperatures (eq. 4) with the bridge
+//     q* = q̃_i q̃_{i+1} / (s q̃_i + q̃_{i+1}), s = exp(μ_{i+1} − μ_i) from the current estimate,
+//   - the exactly known β = 0 end,
+// by the Kalman-filter-like recursion of the paper's Fig. 2 in information form, so that the paper's
+// σ_Z² = ∞ (no smoothness prior on ζ) is exact. See ../shared/notes/tracking.md for the derivation.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "zeta/trainer.hpp"
+
+namespace zeta {
+
+struct TrackerConfig {
+  double sigma_z2 = std::numeric_limits<double>::infinity();  // random-walk variance of each ζ per update
+  double sigma_b2_factor = 1e-3;                              // σ_b² = factor · ε_t (paper: 10⁻³)
+  double min_observation_variance = 1e-12;                    // floor: an observation is never exact
+  // log of a sample mean is biased low by ≈ half its variance; add that back to every observation.
+  bool correct_log_mean_bias = true;
+  double initial_bias_variance = 0.0;  // prior variance of b_0 (mean 0); 0 = the first step's σ_b²
+};
+
+// The filter itself, independent of any trainer: feed it one StepObservations per update.
+class LogZTracker {
+ public:
+  // log_z_beta_zero: exact ζ_M of the starting model; betas: its ladder. ζ at the other rungs starts with no
+  // information and is pinned down by the first bridge observations (down from the known end), so any
+  // starting model works; guesses (e.g. the W = 0 closed form) only seed the bridge's s.
+  LogZTracker(const std::vector<double>& betas, double log_z_beta_zero, const std::vector<double>& initial_guess,
+              const TrackerConfig& config = {});
+
+  // Advance from θ_t to θ_{t+1}: condition on the bridge observations at θ_t, then on the importance weights
+  // across the update. If obs.parameters_jumped, the history is forgotten (the model was edited outside the
+  // trainer) and the state restarts from the known end.
+  void observe(const StepObservations& obs);
+
+  int n_temperatures() const { return static_cast<int>(mean_.size()) - 1; }
+  std::int64_t updates() const { return updates_; }
+  // Posterior of ζ at rung i (0 = β 1) for the current model θ_{t+1}.
+  double mean(int i = 0) const;
+  double std_dev(int i = 0) const;
+  double bias_mean() const { return mean_[mean_.size() - 1]; }
+  std::vector<double> means() const;
+  MatrixD covariance() const;  // (M+1)×(M+1), last row/column the bias b_t
+
+ private:
+  void condition_on_bridge(const StepObservations& obs);
+  void condition_on_known_end(double log_z_beta_zero);
+  void predict_with_update(const StepObservations& obs);
+  void solve();
+  LogMeanExp corrected_log_mean(const VectorD& log_values) const;  // μ, P from J, η
+
+  TrackerConfig config_;
+  std::int64_t updates_ = 0;
+  MatrixD precision_;     // J over [ζ_1 … ζ_M, b]
+  VectorD information_;   // η
+  VectorD mean_;          // μ = J⁻¹ η (kept in sync)
+  MatrixD covariance_;    // P = J⁻¹
+  std::vector<double> guess_;  // used for s where the posterior is still improper
+};
+
+// Mean log-likelihood of data under the current model from the tracked ζ_1: −mean F(v) − ζ_1, sd = sd(ζ_1)
+// (the data average is exact; the uncertainty is the tracker's).
+struct TrackedLikelihood {
+  double mean = 0.0;
+  double std_dev = 0.0;
+};
+
+// SML-PT training with the tracker attached: what users call.
+class TrackedTrainer {
+ public:
+  // config.method must be kPT; record_observations is forced on. rbm is borrowed and must outlive this.
+  TrackedTrainer(Rbm& rbm, const TrainerConfig& config, const TrackerConfig& tracker_config = {});
+  void step(const MatrixD& batch);
+
+  double log_z() const { return tracker_.mean(0); }
+  double log_z_std_dev() const { return tracker_.std_dev(0); }
+  TrackedLikelihood log_likelihood(const MatrixD& data) const;
+  const LogZTracker& tracker() const { return tracker_; }
+  SmlTrainer& trainer() { return trainer_; }
+  const SmlTrainer& trainer() const { return trainer_; }
+  const Rbm& rbm() const { return trainer_.rbm(); }
+
+ private:
+  static TrainerConfig with_observations(TrainerConfig config);
+  SmlTrainer trainer_;
+  LogZTracker tracker_;
+  TrackerConfig tracker_config_;
+  std::uint64_t seen_revision_;
+};
+
+// Keeps a copy of the model with the best tracked held-out log-likelihood; stops after `patience` evaluations
+// without the mean improving by more than min_delta.
+class EarlyStopping {
+ public:
+  explicit EarlyStopping(int patience = 10, double min_delta = 0.0);
+  // Returns true when training should stop.
+  bool update(std::int64_t step, const TrackedLikelihood& valid, const Rbm& model);
+  bool has_best() const { return best_step_ >= 0; }
+  std::int64_t best_step() const { return best_step_; }
+  const TrackedLikelihood& best() const { return best_; }
+  const Rbm& best_model() const;
+  bool should_stop() const { return stale_ >= patience_; }
+
+ private:
+  int patience_;
+  double min_delta_;
+  int stale_ = 0;
+  std::int64_t best_step_ = -1;
+  TrackedLikelihood best_;
+  std::unique_ptr<Rbm> best_model_;
+};
+
+// Closed-form ζ at every rung when W = 0 (a guess for s before any bridge observation).
+std::vector<double> log_z_without_interactions(const Rbm& rbm, const std::vector<double>& betas, Tempering mode);
+
+}  // namespace zeta

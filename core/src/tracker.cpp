@@ -1,0 +1,241 @@
+#include "zeta/tracker.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include <Eigen/Cholesky>
+
+#include "zeta/error.hpp"
+#include "zeta/numerics.hpp"
+
+namespace zeta {
+namespace {
+
+// log(e^x + e^y) elementwise.
+Eigen::ArrayXd log_add_exp(const Eigen::ArrayXd& x, const Eigen::ArrayXd& y) {
+  const Eigen::ArrayXd hi = x.max(y);
+  return hi + (1.0 + (-(x - y).abs()).exp()).log();
+}
+
+// Adds the scalar observation y = hᵀx + noise(variance) to the information form (J, η).
+void add_observation(MatrixD& J, VectorD& eta, const VectorD& h, double y, double variance) {
+  J.noalias() += h * h.transpose() / variance;
+  eta += h * (y / variance);
+}
+
+}  // namespace
+
+std::vector<double> log_z_without_interactions(const Rbm& rbm, const std::vector<double>& betas, Tempering mode) {
+  std::vector<double> out;
+  out.reserve(betas.size());
+  const double ln2 = std::log(2.0);
+  for (double beta : betas) {
+    const double visible_beta = mode == Tempering::kInteraction ? 1.0 : beta;
+    // With W = 0, Z_β = Π_k (1 + e^{β_v b_k}) Π_j (1 + e^{β c_j}).
+    const double hidden = beta == 0.0 ? rbm.n_hidden() * ln2 : softplus_array(beta * rbm.c.array()).sum();
+    const double visible =
+        visible_beta == 0.0 ? rbm.n_visible() * ln2 : softplus_array(visible_beta * rbm.b.array()).sum();
+    out.push_back(hidden + visible);
+  }
+  return out;
+}
+
+LogZTracker::LogZTracker(const std::vector<double>& betas, double log_z_beta_zero,
+                         const std::vector<double>& initial_guess, const TrackerConfig& config)
+    : config_(config), guess_(initial_guess) {
+  const auto M = static_cast<Eigen::Index>(betas.size());
+  require(M >= 2, "the tracker needs a ladder of at least 2 temperatures");
+  require(betas.front() == 1.0 && betas.back() == 0.0, "the ladder must run from beta 1 to beta 0");
+  require(static_cast<Eigen::Index>(initial_guess.size()) == M, "initial_guess needs one value per temperature");
+  require(std::isfinite(log_z_beta_zero), "log_z_beta_zero must be finite");
+  require(config.sigma_z2 > 0.0, "sigma_z2 must be positive (infinity allowed)");
+  require(std::isfinite(config.sigma_b2_factor) && config.sigma_b2_factor > 0.0, "sigma_b2_factor must be positive");
+  require(std::isfinite(config.min_observation_variance) && config.min_observation_variance > 0.0,
+          "min_observation_variance must be positive");
+  guess_.back() = log_z_beta_zero;
+  precision_ = MatrixD::Zero(M + 1, M + 1);
+  information_ = VectorD::Zero(M + 1);
+  mean_ = VectorD::Zero(M + 1);
+  for (Eigen::Index i = 0; i < M; ++i) mean_[i] = guess_[static_cast<std::size_t>(i)];
+  covariance_ = MatrixD::Zero(M + 1, M + 1);
+  covariance_.diagonal().setConstant(std::numeric_limits<double>::infinity());
+  // b_0 = 0; its prior width (the first step's random-walk width) is added with the first update.
+  condition_on_known_end(log_z_beta_zero);
+}
+
+void LogZTracker::condition_on_known_end(double log_z_beta_zero) {
+  const Eigen::Index M = n_temperatures();
+  VectorD h = VectorD::Zero(M + 1);
+  h[M - 1] = 1.0;
+  add_observation(precision_, information_, h, log_z_beta_zero, config_.min_observation_variance);
+}
+
+LogMeanExp LogZTracker::corrected_log_mean(const VectorD& log_values) const {
+  LogMeanExp m = log_mean_exp(log_values);
+  // E[log mean w] ≈ log E[w] − Var(mean w)/(2 E[w]²): the delta-method variance is that ratio.
+  if (config_.correct_log_mean_bias) m.log_mean += 0.5 * m.variance;
+  return m;
+}
+
+void LogZTracker::condition_on_bridge(const StepObservations& obs) {
+  const Eigen::Index M = n_temperatures();
+  for (Eigen::Index i = 0; i + 1 < M; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    const double log_s = mean_[i + 1] - mean_[i];  // s ≈ Z_{i+1}/Z_i
+    const Eigen::ArrayXd own = obs.lower_at_own[k].array();
+    const Eigen::ArrayXd next = obs.lower_at_next[k].array();
+    const Eigen::ArrayXd upper_lower = obs.upper_at_lower[k].array();
+    const Eigen::ArrayXd upper_own = obs.upper_at_own[k].array();
+    // u = q*/q̃_i on samples of rung i, v = q*/q̃_{i+1} on samples of rung i+1; E u = Z*/Z_i, E v = Z*/Z_{i+1}.
+    const VectorD log_u = (next - log_add_exp(log_s + own, next)).matrix();
+    const VectorD log_v = (upper_lower - log_add_exp(log_s + upper_lower, upper_own)).matrix();
+    const LogMeanExp mu = corrected_log_mean(log_u);
+    const LogMeanExp mv = corrected_log_mean(log_v);
+    const double variance = std::max(mu.variance + mv.variance, config_.min_observation_variance);
+    VectorD h = VectorD::Zero(M + 1);
+    h[i] = -1.0;
+    h[i + 1] = 1.0;
+    add_observation(precision_, information_, h, mu.log_mean - mv.log_mean, variance);
+  }
+}
+
+void LogZTracker::predict_with_update(const StepObservations& obs) {
+  const Eigen::Index M = n_temperatures();
+  const Eigen::Index D = M + 1;
+  const double sigma_b2 = config_.sigma_b2_factor * obs.learning_rate;
+  if (updates_ == 0)  // prior b_0 ~ N(0, σ²)
+    precision_(M, M) += 1.0 / (config_.initial_bias_variance > 0.0 ? config_.initial_bias_variance : sigma_b2);
+
+  // Joint information over z = [x_t; x_{t+1}] under the random walk x_{t+1} = x_t + ε, ε ~ N(0, Q).
+  VectorD q_inv = VectorD::Constant(D, std::isinf(config_.sigma_z2) ? 0.0 : 1.0 / config_.sigma_z2);
+  q_inv[M] = 1.0 / sigma_b2;
+  MatrixD J = MatrixD::Zero(2 * D, 2 * D);
+  VectorD eta = VectorD::Zero(2 * D);
+  J.topLeftCorner(D, D) = precision_;
+  J.topLeftCorner(D, D).diagonal() += q_inv;
+  J.topRightCorner(D, D).diagonal() = -q_inv;
+  J.bottomLeftCorner(D, D).diagonal() = -q_inv;
+  J.bottomRightCorner(D, D).diagonal() = q_inv;
+  eta.head(D) = information_;
+
+  // Importance sampling across the update: O_i = ζ_{i,t+1} − ζ_{i,t} (+ b_{t+1} on the β = 1 row).
+  for (Eigen::Index i = 0; i < M; ++i) {
+    const LogMeanExp o = corrected_log_mean(obs.update_log_weights[static_cast<std::size_t>(i)]);
+    VectorD h = VectorD::Zero(2 * D);
+    h[i] = -1.0;
+    h[D + i] = 1.0;
+    if (i == 0) h[D + M] = 1.0;
+    double var = std::max(o.variance, config_.min_observation_variance);
+    add_observation(J, eta, h, o.log_mean, var);
+  }
+  VectorD h = VectorD::Zero(2 * D);
+  h[D + M - 1] = 1.0;
+  add_observation(J, eta, h, obs.next_log_z_beta_zero, config_.min_observation_variance);
+
+  // Marginalise x_t: Schur complement of the (positive definite) old block.
+  const Eigen::LDLT<MatrixD> old_block(J.topLeftCorner(D, D));
+  const MatrixD J21 = J.bottomLeftCorner(D, D);
+  precision_ = J.bottomRightCorner(D, D) - J21 * old_block.solve(J.topRightCorner(D, D));
+  information_ = eta.tail(D) - J21 * old_block.solve(eta.head(D));
+  precision_ = 0.5 * (precision_ + precision_.transpose());
+}
+
+void LogZTracker::solve() {
+  const Eigen::LDLT<MatrixD> factor(precision_);
+  if (factor.info() != Eigen::Success || !factor.isPositive())
+    throw Error(ErrorCode::kNumeric, "log Z tracker: the posterior precision is not positive definite");
+  mean_ = factor.solve(information_);
+  covariance_ = factor.solve(MatrixD::Identity(precision_.rows(), precision_.cols()));
+  if (!mean_.allFinite() || !covariance_.allFinite())
+    throw Error(ErrorCode::kNumeric, "log Z tracker: the posterior became non-finite");
+}
+
+void LogZTracker::observe(const StepObservations& obs) {
+  const auto M = static_cast<std::size_t>(n_temperatures());
+  require(obs.betas.size() == M && obs.next_betas.size() == M && obs.update_log_weights.size() == M &&
+              obs.lower_at_own.size() == M - 1 && obs.lower_at_next.size() == M - 1 &&
+              obs.upper_at_lower.size() == M - 1 && obs.upper_at_own.size() == M - 1,
+          "log Z tracker: observations do not match the ladder (record_observations off, or a different M?)");
+  require(std::isfinite(obs.learning_rate) && obs.learning_rate > 0.0, "log Z tracker: learning rate must be positive");
+  condition_on_bridge(obs);
+  predict_with_update(obs);
+  solve();
+  ++updates_;
+}
+
+double LogZTracker::mean(int i) const {
+  require(i >= 0 && i < n_temperatures(), "temperature index out of range");
+  return mean_[i];
+}
+
+double LogZTracker::std_dev(int i) const {
+  require(i >= 0 && i < n_temperatures(), "temperature index out of range");
+  return std::sqrt(covariance_(i, i));
+}
+
+std::vector<double> LogZTracker::means() const {
+  return std::vector<double>(mean_.data(), mean_.data() + n_temperatures());
+}
+
+MatrixD LogZTracker::covariance() const { return covariance_; }
+
+TrainerConfig TrackedTrainer::with_observations(TrainerConfig config) {
+  require(config.method == NegativePhase::kPT, "log Z tracking needs the parallel-tempering negative phase");
+  config.record_observations = true;
+  return config;
+}
+
+namespace {
+LogZTracker fresh_tracker(const SmlTrainer& trainer, const TrackerConfig& config) {
+  const std::vector<double> betas = trainer.betas();
+  const Tempering mode = trainer.config().tempering;
+  return LogZTracker(betas, trainer.rbm().log_z_at_beta_zero(mode),
+                     log_z_without_interactions(trainer.rbm(), betas, mode), config);
+}
+}  // namespace
+
+TrackedTrainer::TrackedTrainer(Rbm& rbm, const TrainerConfig& config, const TrackerConfig& tracker_config)
+    : trainer_(rbm, with_observations(config)),
+      tracker_(fresh_tracker(trainer_, tracker_config)),
+      tracker_config_(tracker_config),
+      seen_revision_(rbm.revision) {}
+
+void TrackedTrainer::step(const MatrixD& batch) {
+  // A model edited outside the trainer invalidates the history: restart from the known β = 0 end.
+  if (trainer_.rbm().revision != seen_revision_) tracker_ = fresh_tracker(trainer_, tracker_config_);
+  trainer_.step(batch);
+  tracker_.observe(trainer_.observations());
+  seen_revision_ = trainer_.rbm().revision;
+}
+
+TrackedLikelihood TrackedTrainer::log_likelihood(const MatrixD& data) const {
+  require(data.rows() > 0, "log-likelihood needs at least one row");
+  require(data.cols() == rbm().n_visible(), "data has " + std::to_string(data.cols()) +
+                                                " columns, the model has " + std::to_string(rbm().n_visible()));
+  return {rbm().mean_log_likelihood(data, log_z()), log_z_std_dev()};
+}
+
+EarlyStopping::EarlyStopping(int patience, double min_delta) : patience_(patience), min_delta_(min_delta) {
+  require(patience >= 1, "patience must be at least 1");
+  require(std::isfinite(min_delta) && min_delta >= 0.0, "min_delta must be >= 0");
+}
+
+bool EarlyStopping::update(std::int64_t step, const TrackedLikelihood& valid, const Rbm& model) {
+  if (best_step_ < 0 || valid.mean > best_.mean + min_delta_) {
+    best_step_ = step;
+    best_ = valid;
+    best_model_ = std::make_unique<Rbm>(model);
+    stale_ = 0;
+  } else {
+    ++stale_;
+  }
+  return should_stop();
+}
+
+const Rbm& EarlyStopping::best_model() const {
+  require(best_model_ != nullptr, "early stopping has not seen a model yet");
+  return *best_model_;
+}
+
+}  // namespace zeta
