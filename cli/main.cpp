@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "zeta/data.hpp"
 #include "zeta/error.hpp"
 #include "zeta/estimators.hpp"
@@ -57,10 +59,11 @@ DataChoice load_data(const std::string& spec, std::int64_t limit) {
   return d;
 }
 
-// A one-line progress display on stderr, redrawn at most 10 times a second.
+// A one-line progress display on stderr, redrawn at most 10 times a second; only on a terminal, where \r
+// redraws the line (in a log file it would pile up).
 class ProgressLine {
  public:
-  explicit ProgressLine(bool enabled) : enabled_(enabled) {}
+  explicit ProgressLine(bool enabled) : enabled_(enabled && isatty(fileno(stderr)) != 0) {}
   bool operator()(const Progress& p) {
     if (!enabled_) return true;
     const auto now = std::chrono::steady_clock::now();

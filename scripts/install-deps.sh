@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs everything zeta needs on a fresh Debian 12 machine: the only place the package list lives.
+# Node.js 20 and npm are expected from the machine (Debian's nodejs/npm packages conflict with them), so they are
+# installed from Debian only when no `node` is present.
+set -euo pipefail
+packages=(
+  # C++ core, CLI, tests, benchmarks
+  g++ cmake ninja-build pkg-config libeigen3-dev libcli11-dev nlohmann-json3-dev googletest libgtest-dev
+  libgmock-dev libbenchmark-dev zlib1g-dev libpng-dev
+  # C API: sanitizers, Valgrind, libFuzzer (clang's runtime)
+  clang-14 libclang-rt-14-dev valgrind
+  # Data and the experiments' peers and plots
+  dataset-fashion-mnist libmatio-dev python3-torch python3-sklearn python3-matplotlib python3-numpy python3-scipy
+  # Java and C# bindings
+  swig openjdk-17-jdk junit4 mono-mcs mono-runtime
+  # WebAssembly module and the browser demo's tests
+  emscripten node-acorn chromium
+)
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq "${packages[@]}"
+if ! command -v node >/dev/null 2>&1; then
+  $sudo apt-get install -y -qq nodejs npm
+fi

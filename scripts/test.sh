@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Every test: C++ core, C API (with ASan/UBSan and Valgrind sub-builds, a short fuzz run), Java, C#, the
+# WebAssembly module in node and the web demo in headless Chromium — all through CTest in one build tree.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Release -DZETA_BENCH=OFF
+cmake --build build-test
+ctest --test-dir build-test --output-on-failure -j2 --timeout 1800
