@@ -65,6 +65,9 @@ TEST(Training, ParallelTemperingLearnsBarsAndStripes) {
   config.n_temperatures = 5;
   config.chains_per_temperature = 20;
   config.learning_rate = 0.05;
+  // With a constant rate the last parameters wander (final KL 0.14-0.59 over 8 seeds); the paper's decaying
+  // schedule lets them settle: final KL 0.18-0.20 (from 3.60) over 8 seeds, half the bound below.
+  config.lr_decay = 2000;
   config.seed = 3;
   const BasRun run = train_bars_and_stripes(config, 20000);
   EXPECT_LT(run.final_kl, 0.1 * run.initial_kl) << "KL went from " << run.initial_kl << " to " << run.final_kl;
