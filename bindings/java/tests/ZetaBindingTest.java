@@ -1,0 +1,436 @@
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import zeta.Dataset;
+import zeta.Estimate;
+import zeta.Options;
+import zeta.Rbm;
+import zeta.Status;
+import zeta.Trainer;
+import zeta.Zeta;
+import zeta.ZetaArgumentException;
+import zeta.ZetaException;
+
+/**
+ * Tests of the Java binding (plain main runner; prints one line per failed check and a summary).
+ * Usage: ZetaBindingTest REFERENCE_EXE SCRATCH_DIR, where REFERENCE_EXE computes log Z through the C API alone.
+ */
+public final class ZetaBindingTest {
+  private static final int NV = 16; // 4x4 bars and stripes
+  private static final int NH = 8;
+  private static int checks;
+  private static int failures;
+
+  private ZetaBindingTest() {}
+
+  private static void check(boolean ok, String what) {
+    checks++;
+    if (!ok) {
+      failures++;
+      System.out.println("FAIL: " + what);
+    }
+  }
+
+  /** Runs body and checks that it throws type with a message containing text (and, for zeta's own
+   *  exceptions, the expected status). */
+  private static void expect(Class<? extends Throwable> type, Status status, String text, Runnable body) {
+    checks++;
+    try {
+      body.run();
+      failures++;
+      System.out.println("FAIL: expected " + type.getSimpleName() + " (" + text + "), nothing thrown");
+    } catch (Throwable t) {
+      boolean ok = type.isInstance(t) && t.getMessage() != null && t.getMessage().contains(text);
+      if (ok && status != null) {
+        ok = t instanceof ZetaException ? ((ZetaException) t).status() == status
+                                        : ((ZetaArgumentException) t).status() == status;
+      }
+      if (!ok) {
+        failures++;
+        System.out.println("FAIL: expected " + type.getSimpleName() + " " + status + " (" + text + "), got " + t);
+      }
+    }
+  }
+
+  /** All 30 distinct 4x4 bars-and-stripes images, repeated to 64 rows. */
+  private static double[] barsAndStripes() {
+    double[][] patterns = new double[32][NV];
+    for (int mask = 0; mask < 16; mask++) {
+      for (int i = 0; i < 4; i++) {
+        for (int j = 0; j < 4; j++) {
+          patterns[mask][i * 4 + j] = (mask >> i) & 1;      // rows on/off
+          patterns[16 + mask][i * 4 + j] = (mask >> j) & 1; // columns on/off
+        }
+      }
+    }
+    double[] data = new double[64 * NV];
+    for (int r = 0; r < 64; r++) {
+      System.arraycopy(patterns[(r * 7) % 32], 0, data, r * NV, NV);
+    }
+    return data;
+  }
+
+  private static void setSomeParams(Rbm rbm) {
+    double[] w = new double[rbm.nVisible() * rbm.nHidden()];
+    double[] b = new double[rbm.nVisible()];
+    double[] c = new double[rbm.nHidden()];
+    for (int i = 0; i < w.length; i++) {
+      w[i] = 0.5 * Math.sin(1.3 * i + 0.2);
+    }
+    for (int i = 0; i < b.length; i++) {
+      b[i] = 0.3 * Math.cos(0.7 * i);
+    }
+    for (int j = 0; j < c.length; j++) {
+      c[j] = -0.2 + 0.05 * j;
+    }
+    rbm.setParams(w, b, c);
+  }
+
+  private static Options trainerOptions() {
+    return new Options().set("learning_rate", 0.05).set("n_temperatures", 5).set("chains_per_temperature", 10)
+        .set("seed", 7);
+  }
+
+  private static Map<String, double[]> reference(String exe, Path model, int runs, int betas, long seed)
+      throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(exe, model.toString(), Integer.toString(runs), Integer.toString(betas),
+                                   Long.toString(seed)).redirectErrorStream(true).start();
+    Map<String, double[]> out = new HashMap<>();
+    try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line = r.readLine(); line != null; line = r.readLine()) {
+        String[] f = line.trim().split(" ");
+        double[] v = new double[f.length - 1];
+        for (int i = 1; i < f.length; i++) {
+          v[i - 1] = Double.longBitsToDouble(Long.parseUnsignedLong(f[i], 16));
+        }
+        out.put(f[0], v);
+      }
+    }
+    check(p.waitFor() == 0, "reference program exit status");
+    return out;
+  }
+
+  private static void testBasics() {
+    check(Zeta.version().matches("\\d+\\.\\d+\\.\\d+"), "version " + Zeta.version());
+    check(Zeta.abiVersion() == Zeta.bindingAbiVersion(), "ABI version");
+    check(Options.keys().contains("learning_rate") && Options.keys().contains("seed"), "option keys");
+    try (Rbm rbm = new Rbm(NV, NH, 1)) {
+      check(rbm.nVisible() == NV && rbm.nHidden() == NH, "shape");
+      setSomeParams(rbm);
+      double[] w = rbm.weights();
+      check(w.length == NV * NH && w[5] == 0.5 * Math.sin(1.3 * 5 + 0.2), "get W");
+      check(rbm.visibleBias()[3] == 0.3 * Math.cos(0.7 * 3), "get b");
+      check(rbm.hiddenBias()[2] == -0.2 + 0.05 * 2, "get c");
+      double[] data = barsAndStripes();
+      double logZ = rbm.logZExact();
+      double[] f = rbm.freeEnergy(data);
+      double mean = 0;
+      for (double x : f) {
+        mean += x;
+      }
+      mean /= f.length;
+      check(Math.abs(rbm.meanLogLikelihood(data, logZ) - (-mean - logZ)) < 1e-9, "mean log-likelihood");
+      check(rbm.hiddenProbs(data).length == 64 * NH && rbm.visibleProbs(new double[NH]).length == NV, "probs");
+      double[] s = rbm.sample(5, 3);
+      check(s.length == 5 * NV && Arrays.stream(s).allMatch(x -> x == 0.0 || x == 1.0), "sample");
+      try (Rbm copy = rbm.copy()) {
+        check(Arrays.equals(copy.toBytes(), rbm.toBytes()), "copy");
+      }
+    }
+    try (Options o = new Options()) {
+      check(o.get("learning_rate") == 1e-3, "default learning_rate");
+      check(o.set("gibbs_steps", 3).get("gibbs_steps") == 3, "set/get option");
+    }
+    Dataset d = Zeta.defaultData(Zeta.Split.TEST);
+    check(d.rows() == 1000 && d.cols() == 784 && d.values().length == 784000 && d.labels().length == 1000,
+          "default data shape");
+  }
+
+  private static void testBitForBit(String exe, Path dir) throws IOException, InterruptedException {
+    Path model = dir.resolve("java_reference.zeta");
+    try (Rbm rbm = new Rbm(NV, NH, 1)) {
+      setSomeParams(rbm);
+      rbm.save(model.toString());
+      Map<String, double[]> ref = reference(exe, model, 40, 300, 12345);
+      double exact = rbm.logZExact();
+      Estimate ais = rbm.logZAis(40, 300, 12345);
+      check(ref.containsKey("exact") && exact == ref.get("exact")[0],
+            "exact log Z " + exact + " equals C " + Arrays.toString(ref.get("exact")));
+      check(ref.containsKey("ais") && ais.value() == ref.get("ais")[0] && ais.stdDev() == ref.get("ais")[1],
+            "AIS log Z " + ais + " equals C " + Arrays.toString(ref.get("ais")));
+      int[] calls = {0};
+      Estimate ais2 = rbm.logZAis(40, 300, 12345, p -> ++calls[0] > 0);
+      check(calls[0] > 0 && ais2.value() == ais.value(), "AIS with a listener: same bits");
+      check(rbm.logZExact(p -> true) == exact, "exact with a listener: same bits");
+      check(Math.abs(ais.value() - exact) < 5 * ais.stdDev() + 0.05, "AIS near exact");
+    }
+  }
+
+  private static void testTrainingAndFiles(Path dir) {
+    double[] data = barsAndStripes();
+    Path file = dir.resolve("java_trained.zeta");
+    try (Rbm rbm = new Rbm(NV, NH, 3); Options opts = trainerOptions()) {
+      rbm.initFromData(data, 0.01);
+      try (Trainer t = new Trainer(rbm, opts)) {
+        check(t.nTemperatures() == 5 && t.nChains() == 10 && t.betas()[0] == 1.0, "trainer shape");
+        for (int i = 0; i < 100; i++) {
+          t.step(Arrays.copyOfRange(data, (i % 4) * 16 * NV, ((i % 4) + 1) * 16 * NV));
+        }
+        long[] seen = {0};
+        t.train(data, 16, 200, p -> {
+          seen[0] = p.done();
+          return "training".equals(p.stage()) && !Double.isNaN(p.value());
+        });
+        check(seen[0] == 200 && t.steps() == 300, "300 tracked steps (" + t.steps() + ")");
+        Estimate tracked = t.logZ();
+        double exact = rbm.logZExact();
+        check(Math.abs(tracked.value() - exact) < 1.0,
+              "tracked log Z " + tracked + " near exact " + exact);
+        Estimate ll = t.logLikelihood(data);
+        check(Math.abs(ll.value() - rbm.meanLogLikelihood(data, tracked.value())) < 1e-9, "tracked likelihood");
+        check(t.swapRates().length == 4 && t.chains(0).length == 10 * NV && t.roundTrips() >= 0
+              && t.learningRate() > 0, "trainer getters");
+      }
+      rbm.save(file.toString());
+      byte[] bytes = rbm.toBytes();
+      try (Rbm loaded = Rbm.load(file.toString()); Rbm fromBytes = Rbm.fromBytes(bytes)) {
+        check(Arrays.equals(loaded.weights(), rbm.weights()) && Arrays.equals(loaded.visibleBias(), rbm.visibleBias())
+              && Arrays.equals(loaded.hiddenBias(), rbm.hiddenBias()), "file round trip: parameters");
+        check(Arrays.equals(fromBytes.toBytes(), bytes), "bytes round trip");
+        check(loaded.logZExact() == rbm.logZExact(), "round trip: same log Z bits");
+      }
+    }
+  }
+
+  private static void testBadInput(Path dir) {
+    double[] data = barsAndStripes();
+    Rbm rbm = new Rbm(NV, NH, 1);
+    setSomeParams(rbm);
+    byte[] before = rbm.toBytes();
+
+    // NULL where an object or array is needed
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "rbm", () -> new Trainer(null, new Options()));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "options", () -> new Trainer(rbm, null));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "weights", () -> rbm.setParams(null, new double[NV],
+                                                                                        new double[NH]));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "v", () -> rbm.freeEnergy(null));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "path", () -> Rbm.load(null));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "key", () -> new Options().set(null, 1));
+
+    // non-positive sizes (from the library, message naming the argument) and mismatched lengths
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "n_visible", () -> new Rbm(0, 3, 0));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "n_hidden", () -> new Rbm(3, -1, 0));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "n_rows", () -> rbm.freeEnergy(new double[0]));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "n_rows", () -> rbm.initFromData(new double[0], 0.01));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "n_runs", () -> rbm.logZAis(0, 10, 0));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "n_betas", () -> rbm.logZAis(10, -1, 0));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "n_gibbs_steps", () -> rbm.sample(3, 0));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "nSamples", () -> rbm.sample(-3, 1));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "multiple", () -> rbm.freeEnergy(new double[NV + 1]));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "expected", () -> rbm.setParams(new double[3],
+                                                                                        new double[NV], new double[NH]));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "size", () -> Rbm.fromBytes(new byte[0]));
+
+    // non-finite numbers: nothing changes
+    double[] w = rbm.weights();
+    w[7] = Double.NaN;
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "W", () -> rbm.setParams(w, rbm.visibleBias(),
+                                                                                 rbm.hiddenBias()));
+    double[] b = rbm.visibleBias();
+    b[2] = Double.POSITIVE_INFINITY;
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "b", () -> rbm.setParams(rbm.weights(), b,
+                                                                                 rbm.hiddenBias()));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "log_z", () -> rbm.meanLogLikelihood(data, Double.NaN));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "weight_sd", () -> rbm.initFromData(data, -1));
+    double[] bad = data.clone();
+    bad[4] = Double.NaN;
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "non-finite", () -> rbm.freeEnergy(bad));
+
+    // non-binary data
+    bad[4] = 0.5;
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "binary", () -> rbm.freeEnergy(bad));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "binary", () -> rbm.initFromData(bad, 0.01));
+    bad[4] = 1.5;
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "[0, 1]", () -> rbm.hiddenProbs(bad));
+    check(Arrays.equals(rbm.toBytes(), before), "bad input left the model as it was");
+
+    // unknown option keys and values out of range
+    try (Options o = new Options()) {
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "no_such_key", () -> o.set("no_such_key", 1));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "no_such_key", () -> o.get("no_such_key"));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "learning_rate", () -> o.set("learning_rate", -1));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "gibbs_steps", () -> o.set("gibbs_steps", 1.5));
+    }
+
+    // too large for exact enumeration; too large to allocate; files and bytes
+    try (Rbm big = new Rbm(40, 40, 0)) {
+      expect(ZetaException.class, Status.ERR_UNSUPPORTED, "AIS", big::logZExact);
+    }
+    expect(ZetaException.class, Status.ERR_MEMORY, "memory", () -> new Rbm(Integer.MAX_VALUE, Integer.MAX_VALUE, 0));
+    expect(ZetaException.class, Status.ERR_IO, "missing.zeta", () -> Rbm.load("/nonexistent/missing.zeta"));
+    byte[] text = "this is not a zeta model, but it is long enough to have a header".getBytes(StandardCharsets.UTF_8);
+    expect(ZetaException.class, Status.ERR_FORMAT, "magic", () -> Rbm.fromBytes(text));
+    byte[] corrupt = before.clone();
+    corrupt[corrupt.length / 2] ^= 0x10;
+    expect(ZetaException.class, Status.ERR_FORMAT, "", () -> Rbm.fromBytes(corrupt));
+    expect(ZetaException.class, Status.ERR_FORMAT, "", () -> Rbm.fromBytes(Arrays.copyOf(before, before.length - 3)));
+
+    // bad trainer input: non-binary batch, PT-only getters under CD
+    try (Options o = trainerOptions(); Trainer t = new Trainer(rbm, o)) {
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "binary", () -> t.step(bad));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "n_rows", () -> t.step(new double[0]));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "batch_size", () -> t.train(data, 0, 10));
+      check(t.steps() == 0, "bad batches did no update");
+      // the borrowed model cannot be closed under the trainer
+      expect(IllegalStateException.class, null, "Trainer", rbm::close);
+    }
+    try (Options o = trainerOptions().set("method", 1); Trainer t = new Trainer(rbm, o)) {
+      expect(ZetaException.class, Status.ERR_UNSUPPORTED, "", t::logZ);
+    }
+
+    // closed handles: an exception, never a crash; close twice is fine
+    Options opts = trainerOptions();
+    Trainer trainer = new Trainer(rbm, opts);
+    trainer.close();
+    trainer.close();
+    expect(IllegalStateException.class, null, "closed", trainer::steps);
+    expect(IllegalStateException.class, null, "closed", () -> trainer.step(data));
+    rbm.close();
+    rbm.close();
+    check(rbm.isClosed(), "isClosed");
+    expect(IllegalStateException.class, null, "closed", rbm::logZExact);
+    expect(IllegalStateException.class, null, "closed", () -> rbm.setParams(new double[NV * NH], new double[NV],
+                                                                           new double[NH]));
+    expect(IllegalStateException.class, null, "closed", () -> new Trainer(rbm, opts));
+    opts.close();
+    expect(IllegalStateException.class, null, "closed", () -> opts.set("seed", 1));
+  }
+
+  @SuppressWarnings("try") // closes a resource inside its try block on purpose (must be refused)
+  private static void testCancellation() {
+    double[] data = barsAndStripes();
+    try (Rbm rbm = new Rbm(NV, 20, 1); Options opts = trainerOptions()) {
+      rbm.initFromData(data, 0.1);
+      double before = rbm.logZExact();
+      int[] calls = {0};
+      expect(ZetaException.class, Status.ERR_CANCELLED, "", () -> rbm.logZExact(p -> ++calls[0] < 2));
+      check(calls[0] == 2, "exact log Z: listener called until it cancelled (" + calls[0] + ")");
+      calls[0] = 0;
+      expect(ZetaException.class, Status.ERR_CANCELLED, "", () -> rbm.logZAis(20, 500, 1, p -> ++calls[0] < 3));
+      check(rbm.logZExact() == before, "model usable after cancellation");
+
+      // a listener's exception cancels the call and comes back out of it
+      expect(UnsupportedOperationException.class, null, "from the listener", () -> rbm.logZExact(p -> {
+        throw new UnsupportedOperationException("thrown from the listener");
+      }));
+      // re-entry: the object of the running call refuses to be used or closed from its listener
+      expect(IllegalStateException.class, null, "listener", () -> rbm.logZExact(p -> {
+        rbm.close();
+        return true;
+      }));
+      expect(IllegalStateException.class, null, "listener", () -> rbm.logZExact(p -> {
+        rbm.setSeed(3);
+        return true;
+      }));
+      // reading the same object from its listener is allowed (const calls may nest)
+      check(rbm.logZExact(p -> rbm.logZExact() == before) == before, "const call from the listener");
+      check(!rbm.isClosed() && rbm.logZExact() == before, "model intact after re-entry attempts");
+
+      try (Trainer t = new Trainer(rbm, opts)) {
+        expect(ZetaException.class, Status.ERR_CANCELLED, "", () -> t.train(data, 16, 100, p -> p.done() < 5));
+        check(t.steps() == 5, "training cancelled after 5 updates, which are kept (" + t.steps() + ")");
+        t.train(data, 16, 3, p -> true);
+        check(t.steps() == 8, "trainer usable after cancellation");
+        // between steps the listener may use the borrowed model (read its parameters, here)
+        t.train(data, 16, 2, p -> rbm.weights().length == NV * 20);
+        check(t.steps() == 10, "listener reading the model");
+      }
+    }
+  }
+
+  private static long rssKiB() {
+    try {
+      for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
+        if (line.startsWith("VmRSS:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", ""));
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+    throw new IllegalStateException("no VmRSS in /proc/self/status");
+  }
+
+  private static void churn(int n) {
+    for (int i = 0; i < n; i++) {
+      try (Rbm rbm = new Rbm(64, 32, i); Options o = new Options().set("n_temperatures", 2)
+               .set("chains_per_temperature", 1); Trainer t = new Trainer(rbm, o)) {
+        if (t.nTemperatures() != 2) {
+          throw new IllegalStateException("unexpected trainer");
+        }
+      }
+    }
+  }
+
+  private static void testNoLeak() {
+    // Native memory per iteration is about 20 KiB (64x32 doubles, twice, plus the trainer), so a leak of any
+    // of the three handles over 100k iterations would be hundreds of MiB; the limit allows for JIT/GC noise.
+    churn(10_000);
+    System.gc();
+    long before = rssKiB();
+    long t0 = System.nanoTime();
+    churn(100_000);
+    System.gc();
+    long after = rssKiB();
+    System.out.printf("100k x (Rbm + Options + Trainer) created and closed in %.1f s; RSS %d -> %d KiB%n",
+                      (System.nanoTime() - t0) * 1e-9, before, after);
+    check(after - before < 32 * 1024, "RSS growth " + (after - before) + " KiB over 100k handle triples");
+
+    // Unclosed handles are freed by the Cleaner, never twice: exercise that path.
+    for (int i = 0; i < 20_000; i++) {
+      new Rbm(8, 4, i).nVisible();
+    }
+    System.gc();
+  }
+
+  public static void main(String[] args) throws Exception {
+    if (args.length != 2) {
+      System.err.println("usage: ZetaBindingTest REFERENCE_EXE SCRATCH_DIR");
+      System.exit(2);
+    }
+    Path dir = Paths.get(args[1]);
+    Files.createDirectories(dir);
+    String[] names = {"basics", "bit-for-bit log Z", "training and files", "bad input", "cancellation",
+                      "no native leak"};
+    for (String name : names) {
+      int failed = failures;
+      long t0 = System.nanoTime();
+      try {
+        switch (name) {
+          case "basics": testBasics(); break;
+          case "bit-for-bit log Z": testBitForBit(args[0], dir); break;
+          case "training and files": testTrainingAndFiles(dir); break;
+          case "bad input": testBadInput(dir); break;
+          case "cancellation": testCancellation(); break;
+          default: testNoLeak(); break;
+        }
+      } catch (Throwable t) {
+        failures++;
+        System.out.println("FAIL: " + name + " threw " + t);
+        t.printStackTrace(System.out);
+      }
+      System.out.printf("%-4s %s (%.2f s)%n", failures == failed ? "ok" : "FAIL", name,
+                        (System.nanoTime() - t0) * 1e-9);
+    }
+    System.out.println("java binding: " + checks + " checks, " + failures + " failed: "
+                       + (failures == 0 ? "PASS" : "FAIL"));
+    System.exit(failures == 0 ? 0 : 1);
+  }
+}
