@@ -288,8 +288,6 @@ public final class ZetaBindingTest {
       expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "n_rows", () -> t.step(new double[0]));
       expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "batch_size", () -> t.train(data, 0, 10));
       check(t.steps() == 0, "bad batches did no update");
-      // the borrowed model cannot be closed under the trainer
-      expect(IllegalStateException.class, null, "Trainer", rbm::close);
     }
     try (Options o = trainerOptions().set("method", 1); Trainer t = new Trainer(rbm, o)) {
       expect(ZetaException.class, Status.ERR_UNSUPPORTED, "", t::logZ);
@@ -298,13 +296,17 @@ public final class ZetaBindingTest {
     // closed handles: an exception, never a crash; close twice is fine
     Options opts = trainerOptions();
     Trainer trainer = new Trainer(rbm, opts);
+    // a model closed under its trainer stays alive natively until the trainer goes
+    rbm.close();
+    expect(IllegalStateException.class, null, "closed", rbm::logZExact);
+    trainer.step(Arrays.copyOf(data, 16 * NV));
+    check(trainer.steps() == 1, "trainer still works on a closed (borrowed) model");
     trainer.close();
     trainer.close();
     expect(IllegalStateException.class, null, "closed", trainer::steps);
     expect(IllegalStateException.class, null, "closed", () -> trainer.step(data));
     rbm.close();
-    rbm.close();
-    check(rbm.isClosed(), "isClosed");
+    check(rbm.isClosed() && trainer.isClosed(), "isClosed");
     expect(IllegalStateException.class, null, "closed", rbm::logZExact);
     expect(IllegalStateException.class, null, "closed", () -> rbm.setParams(new double[NV * NH], new double[NV],
                                                                            new double[NH]));
@@ -332,10 +334,6 @@ public final class ZetaBindingTest {
       }));
       // re-entry: the object of the running call refuses to be used or closed from its listener
       expect(IllegalStateException.class, null, "listener", () -> rbm.logZExact(p -> {
-        rbm.close();
-        return true;
-      }));
-      expect(IllegalStateException.class, null, "listener", () -> rbm.logZExact(p -> {
         rbm.setSeed(3);
         return true;
       }));
@@ -352,6 +350,13 @@ public final class ZetaBindingTest {
         t.train(data, 16, 2, p -> rbm.weights().length == NV * 20);
         check(t.steps() == 10, "listener reading the model");
       }
+      // closing from the listener: the call finishes (cancelled here), then the model is freed
+      Rbm doomed = rbm.copy();
+      expect(ZetaException.class, Status.ERR_CANCELLED, "", () -> doomed.logZExact(p -> {
+        doomed.close();
+        return false;
+      }));
+      check(doomed.isClosed(), "closed from its own listener");
     }
   }
 
@@ -393,9 +398,13 @@ public final class ZetaBindingTest {
                       (System.nanoTime() - t0) * 1e-9, before, after);
     check(after - before < 32 * 1024, "RSS growth " + (after - before) + " KiB over 100k handle triples");
 
-    // Unclosed handles are freed by the Cleaner, never twice: exercise that path.
+    // Unclosed handles are freed by the Cleaner, never twice, in any order: exercise that path, including
+    // trainers collected together with their models.
     for (int i = 0; i < 20_000; i++) {
-      new Rbm(8, 4, i).nVisible();
+      Rbm rbm = new Rbm(8, 4, i);
+      if (i % 10 == 0) {
+        new Trainer(rbm, new Options().set("n_temperatures", 2).set("chains_per_temperature", 1)).nChains();
+      }
     }
     System.gc();
   }

@@ -7,7 +7,10 @@ import java.util.function.LongConsumer;
  * An owned native handle. close() frees it exactly once (Cleaner.Cleanable runs its action at most once); the
  * Cleaner is only a safety net for handles that were never closed. Every call on a handle holds its monitor,
  * which serialises calls as the C API requires, keeps the object reachable during the call and makes close()
- * wait for a running call instead of freeing memory under it. A closed handle throws IllegalStateException.
+ * wait for a running call instead of freeing memory under it. After close() every use throws
+ * IllegalStateException. The native object itself is freed as soon as nothing needs it any more: a model
+ * closed while an open Trainer borrows it, or an object closed from the progress listener of its own running
+ * call, is freed when that trainer is closed or that call returns.
  */
 abstract class Handle implements AutoCloseable {
   private static final Cleaner CLEANER = Cleaner.create();
@@ -16,7 +19,7 @@ abstract class Handle implements AutoCloseable {
   private static final class Release implements Runnable {
     private final LongConsumer free;
     private final Handle borrowed; // a handle this one borrows (a Trainer's Rbm): kept alive until the free
-    private volatile long ptr;
+    private final long ptr;
 
     Release(long ptr, LongConsumer free, Handle borrowed) {
       this.ptr = ptr;
@@ -26,33 +29,31 @@ abstract class Handle implements AutoCloseable {
 
     @Override
     public void run() {
-      long p = ptr;
-      ptr = 0;
-      free.accept(p);
+      free.accept(ptr);
       if (borrowed != null) {
         borrowed.unborrow();
       }
     }
   }
 
-  private final Release release;
+  private final long ptr;
   private final Cleaner.Cleanable cleanable;
+  private boolean closed; // guarded by this
   private int borrowers; // open handles that borrow this one; guarded by this
   private int listening; // native calls of this handle now running a progress listener; guarded by this
 
   Handle(long ptr, LongConsumer free, Handle borrowed) {
-    release = new Release(ptr, free, borrowed);
-    cleanable = CLEANER.register(this, release);
+    this.ptr = ptr;
+    cleanable = CLEANER.register(this, new Release(ptr, free, borrowed));
   }
 
   /** The native pointer for a call that reads the object (a const-handle C function); callers hold this
    *  handle's monitor. Allowed from the progress listener of a running call on the same object. */
   final long cptr() {
-    long p = release.ptr;
-    if (p == 0) {
+    if (closed) {
       throw new IllegalStateException(getClass().getSimpleName() + " is closed");
     }
-    return p;
+    return ptr;
   }
 
   /** The native pointer for a call that changes the object; refused from the progress listener of a running
@@ -67,21 +68,15 @@ abstract class Handle implements AutoCloseable {
   }
 
   public final synchronized boolean isClosed() {
-    return release.ptr == 0;
+    return closed;
   }
 
-  /** Frees the native object; later calls throw IllegalStateException, a second close() does nothing.
-   *  @throws IllegalStateException if an open Trainer still borrows this object (close that first). */
+  /** Releases the native object (at once, or when the trainer borrowing it or the running call ends); later
+   *  calls throw IllegalStateException, a second close() does nothing. */
   @Override
   public synchronized void close() {
-    if (listening > 0) { // the monitor is re-entrant: a listener must not free the object under its call
-      throw new IllegalStateException(getClass().getSimpleName() + " cannot be closed by its own progress listener");
-    }
-    if (borrowers > 0) {
-      throw new IllegalStateException(getClass().getSimpleName() + " is still used by " + borrowers
-                                      + " open Trainer(s); close them first");
-    }
-    cleanable.clean();
+    closed = true;
+    freeIfUnused();
   }
 
   /** Runs a native call that may call listener; the caller holds this handle's monitor. */
@@ -91,6 +86,7 @@ abstract class Handle implements AutoCloseable {
       ProgressAdapter.run(listener, call);
     } finally {
       listening--;
+      freeIfUnused();
     }
   }
 
@@ -101,6 +97,13 @@ abstract class Handle implements AutoCloseable {
 
   private synchronized void unborrow() {
     borrowers--;
+    freeIfUnused();
+  }
+
+  private void freeIfUnused() {
+    if (closed && borrowers == 0 && listening == 0) {
+      cleanable.clean(); // does nothing the second time
+    }
   }
 
   // ---- argument checks shared by the public classes ----

@@ -2,8 +2,8 @@ package zeta;
 
 /**
  * Stochastic maximum likelihood training (CD, PCD or SML-PT) with online log Z tracking under parallel
- * tempering. The trainer borrows its Rbm and updates it in place: the Rbm cannot be closed while the trainer
- * is open, and the trainer keeps it reachable. Calls lock the trainer, then its Rbm.
+ * tempering. The trainer borrows its Rbm and updates it in place; the Rbm's native memory lives until the
+ * trainer is closed too (closing the Rbm first only ends its own use). Calls lock the trainer, then its Rbm.
  */
 public final class Trainer extends Handle {
   private final Rbm rbm;
