@@ -5,6 +5,7 @@ using System.Globalization;
 using System.IO;
 using System.Linq;
 using System.Text;
+using System.Threading;
 using Zeta;
 
 /// <summary>Tests of the C# binding (plain Main runner; prints one line per failed check and a summary).
@@ -343,6 +344,55 @@ public static class ZetaBindingTest {
     }
   }
 
+  /// <summary>Threads share a model and a trainer while another thread disposes them: results stay right,
+  /// and a call after the Dispose throws ObjectDisposedException; nothing else may happen.</summary>
+  private static void TestThreads() {
+    double[] data = BarsAndStripes();
+    var rbm = new Rbm(NV, NH, 1);
+    SetSomeParams(rbm);
+    var opts = TrainerOptions();
+    var trainer = new Trainer(rbm, opts);
+    int wrong = 0, disposed = 0, calls = 0;
+    var threads = new Thread[4];
+    for (int k = 0; k < threads.Length; k++) {
+      int kind = k;
+      threads[k] = new Thread(() => {
+        try {
+          while (true) { // until the Dispose ends it
+            if (kind == 0) {
+              trainer.Step(Rows(data, 0, 16)); // changes the shared model
+            } else if (kind == 1) {
+              if (!IsFinite(trainer.LogZ().Value) && trainer.Steps > 0) {
+                Interlocked.Increment(ref wrong);
+              }
+            } else if (rbm.Weights().Length != NV * NH || rbm.FreeEnergy(data).Length != 64) {
+              Interlocked.Increment(ref wrong);
+            }
+            Interlocked.Increment(ref calls);
+          }
+        } catch (ObjectDisposedException) {
+          Interlocked.Increment(ref disposed); // disposed under this thread: the documented outcome
+        } catch (Exception e) {
+          Interlocked.Increment(ref wrong);
+          Console.WriteLine($"FAIL: thread {kind} threw {e}");
+        }
+      });
+      threads[k].Start();
+    }
+    Thread.Sleep(300);
+    trainer.Dispose();
+    rbm.Dispose();
+    opts.Dispose();
+    foreach (var t in threads) {
+      t.Join();
+    }
+    Check(wrong == 0, $"threads saw only correct results ({wrong} wrong)");
+    Check(disposed == threads.Length,
+          $"every thread stopped by ObjectDisposedException after the Dispose ({disposed}, after {calls} calls)");
+  }
+
+  private static bool IsFinite(double x) => !double.IsNaN(x) && !double.IsInfinity(x);
+
   private static long RssKiB() {
     foreach (string line in File.ReadLines("/proc/self/status")) {
       if (line.StartsWith("VmRSS:", StringComparison.Ordinal)) {
@@ -406,6 +456,7 @@ public static class ZetaBindingTest {
       new KeyValuePair<string, Action>("training and files", () => TestTrainingAndFiles(args[1])),
       new KeyValuePair<string, Action>("bad input", TestBadInput),
       new KeyValuePair<string, Action>("cancellation", TestCancellation),
+      new KeyValuePair<string, Action>("threads", TestThreads),
       new KeyValuePair<string, Action>("no native leak", TestNoLeak),
     };
     foreach (var entry in tests) {

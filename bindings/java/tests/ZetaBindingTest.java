@@ -8,6 +8,7 @@ import java.nio.file.Paths;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import zeta.Dataset;
 import zeta.Estimate;
 import zeta.Options;
@@ -360,6 +361,58 @@ public final class ZetaBindingTest {
     }
   }
 
+  /** Threads share a model and a trainer while another thread closes them: results stay exact, and a call
+   *  after the close throws IllegalStateException; nothing else may happen. */
+  private static void testThreads() throws InterruptedException {
+    double[] data = barsAndStripes();
+    Rbm rbm = new Rbm(NV, NH, 1);
+    setSomeParams(rbm);
+    Options opts = trainerOptions();
+    Trainer trainer = new Trainer(rbm, opts);
+    AtomicInteger wrong = new AtomicInteger();
+    AtomicInteger closed = new AtomicInteger();
+    AtomicInteger calls = new AtomicInteger();
+    Thread[] threads = new Thread[4];
+    for (int k = 0; k < threads.length; k++) {
+      final int kind = k;
+      threads[k] = new Thread(() -> {
+        try {
+          while (true) { // until the close ends it
+            if (kind == 0) {
+              trainer.step(Arrays.copyOf(data, 16 * NV)); // changes the shared model
+            } else if (kind == 1) {
+              if (!Double.isFinite(trainer.logZ().value()) && trainer.steps() > 0) {
+                wrong.incrementAndGet();
+              }
+            } else {
+              double[] w = rbm.weights();
+              if (w.length != NV * NH || rbm.freeEnergy(data).length != 64) {
+                wrong.incrementAndGet();
+              }
+            }
+            calls.incrementAndGet();
+          }
+        } catch (IllegalStateException e) {
+          closed.incrementAndGet(); // the handle was closed under this thread: the documented outcome
+        } catch (Throwable t) {
+          wrong.incrementAndGet();
+          System.out.println("FAIL: thread " + kind + " threw " + t);
+        }
+      });
+      threads[k].start();
+    }
+    Thread.sleep(300);
+    trainer.close();
+    rbm.close();
+    opts.close();
+    for (Thread t : threads) {
+      t.join();
+    }
+    check(wrong.get() == 0, "threads saw only correct results (" + wrong.get() + " wrong)");
+    check(closed.get() == threads.length, "every thread stopped by IllegalStateException after the close ("
+                                          + closed.get() + ", after " + calls.get() + " calls)");
+  }
+
   private static long rssKiB() {
     try {
       for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
@@ -416,7 +469,7 @@ public final class ZetaBindingTest {
     }
     Path dir = Paths.get(args[1]);
     Files.createDirectories(dir);
-    String[] names = {"basics", "bit-for-bit log Z", "training and files", "bad input", "cancellation",
+    String[] names = {"basics", "bit-for-bit log Z", "training and files", "bad input", "cancellation", "threads",
                       "no native leak"};
     for (String name : names) {
       int failed = failures;
@@ -428,6 +481,7 @@ public final class ZetaBindingTest {
           case "training and files": testTrainingAndFiles(dir); break;
           case "bad input": testBadInput(dir); break;
           case "cancellation": testCancellation(); break;
+          case "threads": testThreads(); break;
           default: testNoLeak(); break;
         }
       } catch (Throwable t) {
