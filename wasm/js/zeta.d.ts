@@ -1,0 +1,185 @@
+// TypeScript declarations of zeta's WebAssembly module (zeta.js). See zeta.h for the meaning, cost and
+// error conditions of each underlying C function.
+
+/** Row-major numbers in: a Float64Array (copied into wasm memory) or a Dataset (already there: no copy). */
+export type Rows = Float64Array | ArrayLike<number> | Dataset;
+/** A 64-bit seed: an integer number up to 2^53 or a BigInt below 2^64. */
+export type Seed = number | bigint;
+
+export interface InitOptions {
+  /** The bytes of zeta_wasm.wasm (default: fetched next to zeta.js; read from disk in node). */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Emscripten's hook to locate zeta_wasm.wasm elsewhere. */
+  locateFile?: (path: string, scriptDirectory: string) => string;
+}
+
+/** Loads the module once; every other function needs it to have resolved. */
+export function init(options?: InitOptions): Promise<unknown>;
+/** "MAJOR.MINOR.PATCH". */
+export function version(): string;
+export function abiVersion(): number;
+/** The option keys of zeta_options_set. */
+export function optionKeys(): string[];
+/** Current size of the module's memory in bytes (grows, never shrinks). */
+export function memoryBytes(): number;
+/** True when the build has the named C function, e.g. hasFunction('zeta_ebp_new'). */
+export function hasFunction(name: string): boolean;
+/** The Emscripten module: the C API as `_zeta_*` functions plus HEAP views. */
+export function rawModule(): any;
+
+/** Thrown by every failing call: message is zeta_last_error(). */
+export class ZetaError extends Error {
+  /** zeta_status value (1 ZETA_ERR_ARGUMENT ... 8 ZETA_ERR_INTERNAL). */
+  readonly status: number;
+  /** The status's name, e.g. "ZETA_ERR_ARGUMENT". */
+  readonly code: string;
+}
+
+export interface Progress {
+  /** "exact log Z", "AIS" or "training". */
+  stage: string;
+  done: number;
+  total: number;
+  /** Running figure of the stage (AIS: running log Z; training: tracked log Z), else NaN. */
+  value: number;
+}
+/** Return false (or throw) to cancel: the call then throws ZetaError ZETA_ERR_CANCELLED (or your exception). */
+export type ProgressCallback = (progress: Progress) => boolean | void;
+
+/** Option keys and values; see zeta.h for defaults and ranges. */
+export interface OptionValues {
+  learning_rate?: number;
+  lr_decay?: number;
+  momentum?: number;
+  weight_decay?: number;
+  /** 0 CD-k, 1 PCD-k, 2 parallel tempering (log Z tracking needs 2). */
+  method?: 0 | 1 | 2;
+  gibbs_steps?: number;
+  n_temperatures?: number;
+  chains_per_temperature?: number;
+  tempering?: 0 | 1 | boolean;
+  adaptive_tempering?: 0 | 1 | boolean;
+  adapt_interval?: number;
+  adapt_damping?: number;
+  single_precision?: 0 | 1 | boolean;
+  seed?: number;
+  tracker_sigma_b2?: number;
+  [key: string]: number | boolean | undefined;
+}
+
+interface Disposable {
+  /** Frees the wasm memory; further use throws. Calling it twice is harmless. */
+  dispose(): void;
+  readonly disposed: boolean;
+}
+
+export class Options implements Disposable {
+  constructor(values?: OptionValues);
+  set(key: string, value: number | boolean): this;
+  get(key: string): number;
+  toObject(): Record<string, number>;
+  dispose(): void;
+  readonly disposed: boolean;
+}
+
+/** Rows of doubles kept in wasm memory. */
+export class Dataset implements Disposable {
+  static fromArray(data: ArrayLike<number>, nCols: number, labels?: ArrayLike<number> | null): Dataset;
+  /** The data set compiled into zeta: binarised Fashion-MNIST, 784 columns; 'train' 3000 rows, 'test' 1000. */
+  static default(split?: 'train' | 'test'): Dataset;
+  readonly nRows: number;
+  readonly nCols: number;
+  readonly labels: Int32Array | null;
+  /** Rows [start, start + count), sharing this Dataset's memory (valid until this one is disposed). */
+  slice(start: number, count?: number): Dataset;
+  row(i: number): Float64Array;
+  toArray(): Float64Array;
+  dispose(): void;
+  readonly disposed: boolean;
+}
+
+export interface RbmParams {
+  /** nVisible x nHidden, row-major. */
+  W: ArrayLike<number>;
+  b: ArrayLike<number>;
+  c: ArrayLike<number>;
+}
+
+/** Binary RBM, E(v,h) = -v'Wh - b'v - c'h. */
+export class Rbm implements Disposable {
+  constructor(nVisible: number, nHidden: number, seed?: Seed);
+  static fromBytes(bytes: Uint8Array): Rbm;
+  readonly nVisible: number;
+  readonly nHidden: number;
+  clone(): Rbm;
+  setSeed(seed: Seed): this;
+  getParams(): { W: Float64Array; b: Float64Array; c: Float64Array };
+  setParams(params: RbmParams): this;
+  initFromData(data: Rows, weightSd?: number): this;
+  freeEnergy(v: Rows): Float64Array;
+  meanLogLikelihood(data: Rows, logZ: number): number;
+  hiddenProbs(v: Rows): Float64Array;
+  visibleProbs(h: Rows): Float64Array;
+  logZExact(options?: { onProgress?: ProgressCallback }): number;
+  logZAis(options?: { runs?: number; betas?: number; seed?: Seed; onProgress?: ProgressCallback }):
+      { logZ: number; stdErr: number };
+  sample(nSamples: number, gibbsSteps?: number): Float64Array;
+  toBytes(): Uint8Array;
+  /** Throws while a Trainer borrows this model. */
+  dispose(): void;
+  readonly disposed: boolean;
+}
+
+/** SML training (CD, PCD or parallel tempering) with online log Z tracking. Borrows its Rbm. */
+export class Trainer implements Disposable {
+  constructor(rbm: Rbm, options?: Options | OptionValues | null);
+  readonly rbm: Rbm;
+  step(batch: Rows): this;
+  train(data: Rows, options?: { batchSize?: number; updates?: number; onProgress?: ProgressCallback }): this;
+  logZ(): { mean: number; stdDev: number };
+  logLikelihood(data: Rows): { mean: number; stdDev: number };
+  readonly steps: number;
+  readonly roundTrips: number;
+  readonly nTemperatures: number;
+  readonly nChains: number;
+  readonly learningRate: number;
+  betas(): Float64Array;
+  swapRates(): Float64Array;
+  chains(temperatureIndex?: number): Float64Array;
+  dispose(): void;
+  readonly disposed: boolean;
+}
+
+/** EbpNet output kinds: posterior-averaged (EBP-P), deterministic MAP net (EBP-D), mu/sigma of EBP-P. */
+export const EBP_P: 0;
+export const EBP_D: 1;
+export const EBP_P_Z: 2;
+export type EbpOutput = 0 | 1 | 2;
+
+/** Expectation backpropagation net (present when hasFunction('zeta_ebp_new')). */
+export class EbpNet implements Disposable {
+  constructor(nInputs: number, hiddenSizes?: number[], nOutputs?: number, options?: Options | OptionValues | null);
+  static fromBytes(bytes: Uint8Array): EbpNet;
+  readonly nInputs: number;
+  readonly nOutputs: number;
+  readonly hiddenSizes: number[];
+  readonly examplesSeen: number;
+  trainBatch(x: Rows, labels: ArrayLike<number>): this;
+  trainEpochs(x: Rows, labels?: ArrayLike<number> | null,
+              options?: { batchSize?: number; epochs?: number; shuffle?: boolean; onProgress?: ProgressCallback }): this;
+  scores(x: Rows, output?: EbpOutput): Float64Array;
+  predict(x: Rows, output?: EbpOutput): Int32Array;
+  errorRate(x: Rows, labels?: ArrayLike<number> | null, output?: EbpOutput): number;
+  clone(): EbpNet;
+  toBytes(): Uint8Array;
+  dispose(): void;
+  readonly disposed: boolean;
+}
+
+declare const zeta: {
+  init: typeof init; version: typeof version; abiVersion: typeof abiVersion; optionKeys: typeof optionKeys;
+  memoryBytes: typeof memoryBytes; hasFunction: typeof hasFunction; rawModule: typeof rawModule;
+  ZetaError: typeof ZetaError; Options: typeof Options; Dataset: typeof Dataset; Rbm: typeof Rbm;
+  Trainer: typeof Trainer; EbpNet: typeof EbpNet; EBP_P: 0; EBP_D: 1; EBP_P_Z: 2;
+};
+export default zeta;

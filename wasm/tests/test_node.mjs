@@ -1,0 +1,258 @@
+// Node tests of the WebAssembly module through its JavaScript API (run by CTest: wasm_node).
+// Usage: node test_node.mjs PKG_DIR NATIVE_JSON
+//   PKG_DIR:     the built package (zeta.js, zeta_wasm.mjs, zeta_wasm.wasm);
+//   NATIVE_JSON: output of native_reference (the native libzeta on the same cases, computed in the same CTest
+//                run); the cases below must stay in step with native_reference.c.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+
+const [pkgDir, nativeJson] = process.argv.slice(2);
+if (!pkgDir || !nativeJson) {
+  console.error('usage: node test_node.mjs PKG_DIR NATIVE_JSON');
+  process.exit(2);
+}
+const zeta = await import(pathToFileURL(path.resolve(pkgDir, 'zeta.js')).href);
+await zeta.init();
+const native = JSON.parse(readFileSync(nativeJson, 'utf8'));
+const { Rbm, Options, Trainer, Dataset, ZetaError } = zeta;
+
+function close(actual, expected, rel, what) {
+  const tol = rel * Math.max(1, Math.abs(expected));
+  assert.ok(Math.abs(actual - expected) <= tol,
+            `${what}: wasm ${actual} vs native ${expected} (|diff| ${Math.abs(actual - expected)} > ${tol})`);
+}
+
+function expectZetaError(fn, code, mention) {
+  let caught = null;
+  try {
+    fn();
+  } catch (e) {
+    caught = e;
+  }
+  assert.ok(caught, `expected ${code}, nothing was thrown`);
+  assert.ok(caught instanceof ZetaError, `expected ZetaError, got ${caught}`);
+  assert.ok(caught instanceof Error);
+  assert.equal(caught.code, code, caught.message);
+  assert.ok(caught.message.length > 0);
+  if (mention) assert.ok(caught.message.includes(mention), `message "${caught.message}" should mention ${mention}`);
+  return caught;
+}
+
+// The cases of native_reference.c, computed through the module.
+function referenceCases() {
+  const out = { version: zeta.version() };
+  const NV = 10;
+  const NH = 8;
+  const W = new Float64Array(NV * NH).map((_, i) => 0.3 * Math.sin(1.7 * i + 0.1));
+  const b = new Float64Array(NV).map((_, i) => 0.2 * Math.cos(0.9 * i));
+  const c = new Float64Array(NH).map((_, j) => -0.1 + 0.05 * j);
+  const v = new Float64Array(4 * NV).map((_, i) => (((i * 7 + Math.floor(i / NV) * 3) % 5) < 2 ? 1 : 0));
+  const rbm = new Rbm(NV, NH, 42).setParams({ W, b, c });
+  out.small_exact = rbm.logZExact();
+  const a = rbm.logZAis({ runs: 50, betas: 500, seed: 3 });
+  out.small_ais = a.logZ;
+  out.small_ais_se = a.stdErr;
+  out.small_free_energy = Array.from(rbm.freeEnergy(v));
+  rbm.dispose();
+
+  const train = Dataset.default('train');
+  const testSet = Dataset.default('test');
+  const big = new Rbm(train.nCols, 12, 7).initFromData(train.slice(0, 500), 0.05);
+  out.data_exact = big.logZExact();
+  const a2 = big.logZAis({ runs: 20, betas: 300, seed: 11 });
+  out.data_ais = a2.logZ;
+  out.data_ais_se = a2.stdErr;
+  out.data_test_ll = big.meanLogLikelihood(testSet.slice(0, 200), out.data_exact);
+  const trainer = new Trainer(big, { learning_rate: 0.05, n_temperatures: 5, chains_per_temperature: 4, seed: 5,
+                                     single_precision: 0 });
+  trainer.train(train, { batchSize: 50, updates: 30 });
+  const t = trainer.logZ();
+  out.trained_tracked = t.mean;
+  out.trained_tracked_sd = t.stdDev;
+  out.trained_exact = big.logZExact();
+  out.trained_swap_rates = Array.from(trainer.swapRates());
+  out.trained_samples = Array.from(big.sample(2, 3));
+  trainer.dispose();
+  big.dispose();
+  train.dispose();
+  testSet.dispose();
+  return out;
+}
+
+test('log Z, AIS, free energies and a training run match the native library (same seeds)', () => {
+  const w = referenceCases();
+  assert.equal(w.version, native.version);
+  const report = {};
+  for (const key of ['small_exact', 'small_ais', 'small_ais_se', 'data_exact', 'data_ais', 'data_ais_se',
+                     'data_test_ll', 'trained_tracked', 'trained_tracked_sd', 'trained_exact']) {
+    report[key] = { wasm: w[key], native: native[key], diff: w[key] - native[key] };
+  }
+  console.log(JSON.stringify(report, null, 1));
+  // Exact enumeration and AIS with the same seed: the same numbers up to floating-point summation order
+  // (native uses AVX/OpenMP reductions, wasm 128-bit SIMD).
+  close(w.small_exact, native.small_exact, 1e-12, 'small exact log Z');
+  close(w.small_ais, native.small_ais, 1e-9, 'small AIS log Z');
+  close(w.small_ais_se, native.small_ais_se, 1e-6, 'small AIS std err');
+  w.small_free_energy.forEach((x, i) => close(x, native.small_free_energy[i], 1e-12, `free energy ${i}`));
+  close(w.data_exact, native.data_exact, 1e-12, 'data exact log Z');
+  close(w.data_ais, native.data_ais, 1e-9, 'data AIS log Z');
+  close(w.data_ais_se, native.data_ais_se, 1e-6, 'data AIS std err');
+  close(w.data_test_ll, native.data_test_ll, 1e-12, 'test log-likelihood');
+  // 30 SML-PT updates in double precision with the same seed: the same chains, hence the same model.
+  close(w.trained_exact, native.trained_exact, 1e-9, 'trained exact log Z');
+  close(w.trained_tracked, native.trained_tracked, 1e-9, 'trained tracked log Z');
+  close(w.trained_tracked_sd, native.trained_tracked_sd, 1e-6, 'trained tracked sd');
+  w.trained_swap_rates.forEach((x, i) => close(x, native.trained_swap_rates[i], 1e-12, `swap rate ${i}`));
+  assert.deepEqual(w.trained_samples, native.trained_samples, 'samples after training');
+});
+
+test('bad inputs throw ZetaError with zeta_last_error() and leave the object as it was', () => {
+  expectZetaError(() => new Rbm(0, 5), 'ZETA_ERR_ARGUMENT', 'n_visible');
+  expectZetaError(() => new Rbm(10, -1), 'ZETA_ERR_ARGUMENT', 'n_hidden');
+  assert.throws(() => new Rbm(10, 5, -1), RangeError);
+  assert.throws(() => new Rbm(10, 5, 1.5), RangeError);
+  const rbm = new Rbm(6, 4, 1);
+  const before = rbm.toBytes();
+  expectZetaError(() => rbm.freeEnergy(new Float64Array(6).fill(0.5)), 'ZETA_ERR_ARGUMENT', 'binary');
+  expectZetaError(() => rbm.freeEnergy(new Float64Array(0)), 'ZETA_ERR_ARGUMENT', 'n_rows');
+  assert.throws(() => rbm.freeEnergy(new Float64Array(7)), RangeError);
+  const W = new Float64Array(24);
+  W[3] = NaN;
+  expectZetaError(() => rbm.setParams({ W, b: new Float64Array(6), c: new Float64Array(4) }), 'ZETA_ERR_ARGUMENT', 'W');
+  W[3] = Infinity;
+  expectZetaError(() => rbm.setParams({ W, b: new Float64Array(6), c: new Float64Array(4) }), 'ZETA_ERR_ARGUMENT');
+  expectZetaError(() => rbm.logZAis({ runs: 1, betas: 10 }), 'ZETA_ERR_ARGUMENT', 'n_runs');
+  expectZetaError(() => rbm.sample(0, 1), 'ZETA_ERR_ARGUMENT');
+  assert.deepEqual(rbm.toBytes(), before, 'failed calls left the model as it was');
+  const corrupt = before.slice();
+  corrupt[corrupt.length - 3] ^= 0xff;
+  expectZetaError(() => Rbm.fromBytes(corrupt), 'ZETA_ERR_FORMAT');
+  expectZetaError(() => Rbm.fromBytes(before.slice(0, 20)), 'ZETA_ERR_FORMAT');
+  const round = Rbm.fromBytes(before);
+  assert.deepEqual(round.toBytes(), before);
+  round.dispose();
+  const tooBig = new Rbm(40, 40, 1);
+  expectZetaError(() => tooBig.logZExact(), 'ZETA_ERR_UNSUPPORTED');
+  tooBig.dispose();
+  const opts = new Options();
+  expectZetaError(() => opts.set('no_such_key', 1), 'ZETA_ERR_ARGUMENT', 'no_such_key');
+  expectZetaError(() => opts.set('learning_rate', -1), 'ZETA_ERR_ARGUMENT', 'learning_rate');
+  expectZetaError(() => opts.set('n_temperatures', 2.5), 'ZETA_ERR_ARGUMENT', 'n_temperatures');
+  expectZetaError(() => opts.set('learning_rate', NaN), 'ZETA_ERR_ARGUMENT', 'learning_rate');
+  assert.equal(opts.get('learning_rate'), 1e-3);
+  opts.set('method', 1);
+  const pcd = new Trainer(rbm, opts);
+  expectZetaError(() => pcd.logZ(), 'ZETA_ERR_UNSUPPORTED');
+  assert.throws(() => rbm.dispose(), /borrowed/);
+  pcd.dispose();
+  opts.dispose();
+  expectZetaError(() => new Trainer(rbm, { n_temperatures: 1 }), 'ZETA_ERR_ARGUMENT', 'n_temperatures');
+  rbm.dispose();
+  assert.throws(() => rbm.freeEnergy(new Float64Array(6)), /disposed/);
+  rbm.dispose(); // twice is fine
+  assert.equal(zeta.rawModule().UTF8ToString(zeta.rawModule()._zeta_last_error()).length > 0, true);
+});
+
+test('progress callbacks report, cancel, and propagate exceptions', () => {
+  const train = Dataset.default('train');
+  const rbm = new Rbm(784, 8, 3).initFromData(train);
+  const trainer = new Trainer(rbm, { learning_rate: 0.01, n_temperatures: 4, chains_per_temperature: 2 });
+  const seen = [];
+  trainer.train(train, { batchSize: 20, updates: 7, onProgress: (p) => { seen.push(p); } });
+  assert.equal(seen.length, 7);
+  assert.equal(seen[6].stage, 'training');
+  assert.equal(seen[6].done, 7);
+  assert.ok(Number.isFinite(seen[6].value));
+  const err = expectZetaError(
+    () => trainer.train(train, { batchSize: 20, updates: 10, onProgress: (p) => p.done < 3 }), 'ZETA_ERR_CANCELLED');
+  assert.ok(err.message.length > 0);
+  assert.equal(trainer.steps, 10, 'finished updates are kept after cancellation');
+  assert.throws(() => trainer.train(train, { batchSize: 20, updates: 5, onProgress: () => { throw new TypeError('boom'); } }),
+                /boom/);
+  let exactCalls = 0;
+  const lz = rbm.logZExact({ onProgress: () => { exactCalls++; } });
+  assert.ok(Number.isFinite(lz) && exactCalls > 0);
+  trainer.dispose();
+  rbm.dispose();
+  train.dispose();
+});
+
+test('views stay valid across memory growth', () => {
+  const rbm = new Rbm(20, 6, 9);
+  rbm.setParams({ W: new Float64Array(120).map((_, i) => Math.cos(i)), b: new Float64Array(20).fill(-0.1),
+                  c: new Float64Array(6).fill(0.2) });
+  const v = new Float64Array(20 * 3).map((_, i) => i % 3 === 0 ? 1 : 0);
+  const fe1 = rbm.freeEnergy(v);
+  const bytesBefore = zeta.memoryBytes();
+  const big = Dataset.fromArray(new Float64Array(40e6 / 8 * 10).fill(1), 20); // 400 MB: forces growth
+  assert.ok(zeta.memoryBytes() > bytesBefore);
+  const fe2 = rbm.freeEnergy(v);
+  assert.deepEqual(fe2, fe1);
+  assert.equal(big.row(123456)[5], 1);
+  big.dispose();
+  rbm.dispose();
+});
+
+test('dispose frees: 10,000 create/dispose cycles do not grow memory', () => {
+  const data = Dataset.fromArray(new Float64Array(50 * 784).map((_, i) => (i * 31) % 7 < 3 ? 1 : 0), 784);
+  const cycle = (i) => {
+    const rbm = new Rbm(784, 100, i); // 627 kB of parameters: 10k leaked would be 6 GB, over the 2 GB cap
+    const opts = new Options({ n_temperatures: 3, chains_per_temperature: 2 });
+    const trainer = new Trainer(rbm, opts);
+    if (i % 1000 === 0) trainer.step(data);
+    const copy = rbm.clone();
+    trainer.dispose();
+    opts.dispose();
+    copy.dispose();
+    rbm.dispose();
+    const d = Dataset.fromArray(new Float64Array(784), 784);
+    d.dispose();
+  };
+  for (let i = 0; i < 200; ++i) cycle(i);
+  const bytes = zeta.memoryBytes();
+  const t0 = performance.now();
+  for (let i = 0; i < 10000; ++i) cycle(i);
+  console.log(`10000 cycles in ${(performance.now() - t0).toFixed(0)} ms; wasm memory ${bytes} -> ${zeta.memoryBytes()} bytes`);
+  assert.equal(zeta.memoryBytes(), bytes);
+  data.dispose();
+});
+
+test('tracked training run on the embedded data: tracked log Z follows exact log Z', () => {
+  const train = Dataset.default('train');
+  const testSet = Dataset.default('test');
+  const rbm = new Rbm(784, 14, 21).initFromData(train, 0.01);
+  const trainer = new Trainer(rbm, { learning_rate: 0.005, n_temperatures: 8, chains_per_temperature: 8, seed: 4 });
+  const held0 = rbm.meanLogLikelihood(testSet, rbm.logZExact());
+  const rows = [];
+  for (let chunk = 0; chunk < 6; ++chunk) {
+    trainer.train(train, { batchSize: 100, updates: 50 });
+    const t = trainer.logZ();
+    const exact = rbm.logZExact();
+    const ll = trainer.logLikelihood(testSet);
+    rows.push({ steps: trainer.steps, tracked: t.mean, sd: t.stdDev, exact, heldOutTracked: ll.mean,
+                heldOutExact: rbm.meanLogLikelihood(testSet, exact) });
+  }
+  console.table(rows);
+  for (const r of rows) {
+    assert.ok(Number.isFinite(r.tracked) && r.sd > 0);
+    // The tracker's error on this run is about 0.2 nats (its reported sd is known to be too small: core issue).
+    assert.ok(Math.abs(r.tracked - r.exact) < 0.5 + 4 * r.sd, `tracked ${r.tracked} vs exact ${r.exact}`);
+  }
+  const last = rows[rows.length - 1];
+  assert.ok(last.heldOutExact > held0 + 1, `held-out log-likelihood ${held0} -> ${last.heldOutExact}`);
+  assert.equal(trainer.steps, 300);
+  assert.ok(trainer.roundTrips > 0);
+  const rates = trainer.swapRates();
+  assert.equal(rates.length, 7);
+  rates.forEach((r) => assert.ok(r >= 0 && r <= 1));
+  const chains = trainer.chains(0);
+  assert.equal(chains.length, 8 * 784);
+  assert.ok(chains.every((x) => x === 0 || x === 1));
+  trainer.dispose();
+  rbm.dispose();
+  train.dispose();
+  testSet.dispose();
+});

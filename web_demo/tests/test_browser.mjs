@@ -1,0 +1,162 @@
+// Headless-Chromium tests (playwright-core driving Debian's /usr/bin/chromium), run by CTest.
+// Usage: node test_browser.mjs demo  SITE_DIR    NODE_MODULES SCREENSHOT_DIR   (web_demo_browser)
+//        node test_browser.mjs embed PROJECT_DIR NODE_MODULES SCREENSHOT_DIR   (wasm_embed_browser)
+// demo:  serves the demo site from 127.0.0.1, starts each panel, waits for real progress computed in the page's
+//        workers (updates, changing sample grids, tracked log Z points with exact references, EBP test errors),
+//        checks pause/reset, that there is no console error, and takes screenshots.
+// embed: serves a project that `npm install`ed the zeta-wasm tarball and whose index.html is
+//        wasm/examples/embed.html (an import map + 15 lines), and checks the page's result.
+import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import assert from 'node:assert/strict';
+import { serve } from '../server.mjs';
+
+const [mode, root, nodeModules, shots] = process.argv.slice(2);
+if (!['demo', 'embed'].includes(mode) || !root || !nodeModules || !shots) {
+  console.error('usage: node test_browser.mjs demo|embed ROOT NODE_MODULES SCREENSHOT_DIR');
+  process.exit(2);
+}
+const require = createRequire(path.join(path.resolve(nodeModules), 'noop.js'));
+const { chromium } = require('playwright-core');
+mkdirSync(shots, { recursive: true });
+
+const started = Date.now();
+const log = (...a) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)} s]`, ...a);
+
+const server = await serve(root, 0);
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+         '--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+const problems = [];
+let exitCode = 0;
+try {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`);
+    else if (process.env.VERBOSE) log(`console.${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  log(`chromium ${browser.version()}, serving ${root} at ${server.url}`);
+  await page.goto(server.url);
+  if (mode === 'demo') await testDemo(page);
+  else await testEmbed(page);
+  assert.deepEqual(problems, [], 'no console errors, page errors or failed requests');
+  log('all checks passed');
+} catch (e) {
+  console.error(e);
+  if (problems.length) console.error('problems seen:\n  ' + problems.join('\n  '));
+  exitCode = 1;
+} finally {
+  await browser.close();
+  await server.close();
+}
+process.exit(exitCode);
+
+async function state(page, panel) {
+  return page.evaluate((p) => JSON.parse(JSON.stringify(window.zetaDemo.panels[p])), panel);
+}
+
+async function waitFor(page, what, predicate, arg, timeoutMs) {
+  const t0 = Date.now();
+  try {
+    await page.waitForFunction(predicate, arg, { timeout: timeoutMs, polling: 250 });
+  } catch (e) {
+    const s = await page.evaluate(() => JSON.stringify(window.zetaDemo, (k, v) => (k === 'lastChains' ? undefined : v)));
+    throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; demo state: ${s}`);
+  }
+  log(`${what} (${Date.now() - t0} ms)`);
+}
+
+async function setParams(page, panel, values) {
+  for (const [name, value] of Object.entries(values)) {
+    const sel = `#${panel} form [name=${name}]`;
+    if (typeof value === 'boolean') await page.setChecked(sel, value);
+    else if ((await page.locator(sel).evaluate((el) => el.tagName)) === 'SELECT') await page.selectOption(sel, String(value));
+    else await page.fill(sel, String(value));
+  }
+}
+
+async function testDemo(page) {
+  await waitFor(page, 'module loaded in the workers', () => window.zetaDemo && window.zetaDemo.ready, null, 90000);
+  const hasEbp = await page.evaluate(() => window.zetaDemo.hasEbp);
+  const panelCount = await page.locator('section.panel').count();
+  assert.equal(panelCount, hasEbp ? 3 : 2, 'the classification panel exists exactly when the module has EBP');
+  log(`panels: ${panelCount} (EBP ${hasEbp ? 'present' : 'absent'})`);
+
+  // 1. Sampling: real updates, sample grids changing, swap rates shown.
+  await page.click('#sampling .start');
+  await waitFor(page, 'sampling: 150 updates and the sample grid changed 5 times',
+                () => { const s = window.zetaDemo.panels.sampling; return s.steps >= 150 && s.gridChanges >= 5; },
+                null, 240000);
+  let s = await state(page, 'sampling');
+  assert.equal(s.swapRates.length, 5, '6 temperatures: 5 swap rates');
+  assert.ok(s.swapRates.every((r) => r >= 0 && r <= 1) && s.swapRates.some((r) => r > 0), 'swap rates in [0, 1]');
+  assert.equal(await page.locator('#sampling .grid-row canvas').count(), 6);
+  assert.match(await page.locator('#sampling .swap').first().textContent(), /swap \d+(\.\d)?%/);
+  await page.locator('#sampling').screenshot({ path: path.join(shots, 'demo_sampling.png') });
+  await page.click('#sampling .pause');
+  await page.waitForTimeout(600);
+  const paused = (await state(page, 'sampling')).steps;
+  await page.waitForTimeout(800);
+  assert.equal((await state(page, 'sampling')).steps, paused, 'pause stops the updates');
+  log(`sampling paused at ${paused} updates; swap rates ${s.swapRates.map((r) => r.toFixed(2)).join(' ')}`);
+
+  // 2. Tracking: tracked log Z after every update, exact log Z points, log-likelihood curves.
+  await setParams(page, 'tracking', { evalEvery: 25, nHidden: 12, learningRate: 0.005 });
+  await page.click('#tracking .start');
+  await waitFor(page, 'tracking: 200 tracked log Z points and 8 exact-log-Z evaluations',
+                () => { const t = window.zetaDemo.panels.tracking; return t.points >= 200 && t.evaluations >= 8; },
+                null, 300000);
+  s = await state(page, 'tracking');
+  const e = s.lastEvaluation;
+  assert.equal(e.refKind, 'exact');
+  assert.ok(Number.isFinite(e.logZ) && Number.isFinite(e.refLogZ) && Number.isFinite(e.heldLL));
+  assert.ok(Math.abs(e.logZ - e.refLogZ) < 2, `tracked ${e.logZ} vs exact ${e.refLogZ}`);
+  assert.ok(await page.locator('#tracking .logz-chart canvas').count() >= 1);
+  log(`tracking: ${s.points} points, tracked ${e.logZ.toFixed(3)} ± ${e.logZSd.toFixed(3)} vs exact ` +
+      `${e.refLogZ.toFixed(3)}, held-out LL ${e.heldLL.toFixed(2)}`);
+  await page.click('#tracking .pause');
+  await page.locator('#tracking').screenshot({ path: path.join(shots, 'demo_tracking.png') });
+
+  // 3. Classification (only with EBP in the module).
+  if (hasEbp) {
+    await page.click('#classification .start');
+    await waitFor(page, 'classification: 4 test-error evaluations',
+                  () => window.zetaDemo.panels.classification.evaluations >= 4, null, 300000);
+    s = await state(page, 'classification');
+    const c = s.lastEvaluation;
+    assert.ok(c.testP >= 0 && c.testP < 0.6, `EBP-P test error ${c.testP} after ${c.seen} examples`);
+    log(`classification: EBP-P test error ${(100 * c.testP).toFixed(1)}%, EBP-D ${(100 * c.testD).toFixed(1)}% ` +
+        `after ${c.seen} examples`);
+    await page.click('#classification .pause');
+    await page.locator('#classification').screenshot({ path: path.join(shots, 'demo_classification.png') });
+  }
+  await page.screenshot({ path: path.join(shots, 'demo_full.png'), fullPage: true });
+
+  // Reset clears the panel and starts again from a new model.
+  await page.click('#sampling .reset');
+  await waitFor(page, 'sampling reset', () => window.zetaDemo.panels.sampling.steps === 0, null, 10000);
+  await page.click('#sampling .start');
+  await waitFor(page, 'sampling runs again after reset', () => window.zetaDemo.panels.sampling.steps >= 10, null, 60000);
+  await page.click('#sampling .pause');
+  const errors = await page.evaluate(() => window.zetaDemo.errors);
+  assert.deepEqual(errors, [], 'no panel reported an error');
+}
+
+async function testEmbed(page) {
+  await page.waitForFunction(() => /exact/.test(document.getElementById('out').textContent), null,
+                             { timeout: 120000 });
+  const text = await page.locator('#out').textContent();
+  log(`embed page says: ${text}`);
+  const m = text.match(/tracked log Z ([\d.]+) ± ([\d.]+), exact ([\d.]+)/);
+  assert.ok(m, `unexpected output: ${text}`);
+  assert.ok(Math.abs(Number(m[1]) - Number(m[3])) < 1, 'tracked log Z close to exact log Z');
+  await page.screenshot({ path: path.join(shots, 'embed.png') });
+}
