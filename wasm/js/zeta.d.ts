@@ -176,10 +176,45 @@ export class EbpNet implements Disposable {
   readonly disposed: boolean;
 }
 
+/** softmax_method values. */
+export const SOFTMAX_EXACT: 0;
+export const SOFTMAX_IMPORTANCE: 1;
+export const SOFTMAX_BERNOULLI: 2;
+export const SOFTMAX_RANKING: 3;
+export const SOFTMAX_NEGATIVE_SAMPLING: 4;
+export const SOFTMAX_NCE: 5;
+export const SOFTMAX_BLACKOUT: 6;
+
+/** Many-class softmax regression, trained exactly or by a sampled approximation (present when
+ * hasFunction('zeta_softmax_new')). Options: the softmax_* keys and seed. */
+export class SoftmaxClassifier implements Disposable {
+  constructor(nFeatures: number, nClasses: number, options?: Options | OptionValues | null);
+  static fromBytes(bytes: Uint8Array): SoftmaxClassifier;
+  readonly nFeatures: number;
+  readonly nClasses: number;
+  readonly steps: number;
+  setClassCounts(counts: ArrayLike<number>): this;
+  /** Returns the batch mean of the method's objective before the update. */
+  trainBatch(x: Rows, labels?: ArrayLike<number> | null): number;
+  trainEpochs(x: Rows, labels?: ArrayLike<number> | null,
+              options?: { batchSize?: number; epochs?: number; shuffle?: boolean; onProgress?: ProgressCallback }): this;
+  probabilities(x: Rows): Float64Array;
+  logProbabilities(x: Rows): Float64Array;
+  predict(x: Rows): Int32Array;
+  logLikelihood(x: Rows, labels?: ArrayLike<number> | null): number;
+  errorRate(x: Rows, labels?: ArrayLike<number> | null): number;
+  clone(): SoftmaxClassifier;
+  toBytes(): Uint8Array;
+  dispose(): void;
+  readonly disposed: boolean;
+}
+
 declare const zeta: {
   init: typeof init; version: typeof version; abiVersion: typeof abiVersion; optionKeys: typeof optionKeys;
   memoryBytes: typeof memoryBytes; hasFunction: typeof hasFunction; rawModule: typeof rawModule;
   ZetaError: typeof ZetaError; Options: typeof Options; Dataset: typeof Dataset; Rbm: typeof Rbm;
   Trainer: typeof Trainer; EbpNet: typeof EbpNet; EBP_P: 0; EBP_D: 1; EBP_P_Z: 2;
+  SoftmaxClassifier: typeof SoftmaxClassifier; SOFTMAX_EXACT: 0; SOFTMAX_IMPORTANCE: 1; SOFTMAX_BERNOULLI: 2;
+  SOFTMAX_RANKING: 3; SOFTMAX_NEGATIVE_SAMPLING: 4; SOFTMAX_NCE: 5; SOFTMAX_BLACKOUT: 6;
 };
 export default zeta;

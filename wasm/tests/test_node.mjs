@@ -256,3 +256,51 @@ test('tracked training run on the embedded data: tracked log Z follows exact log
   train.dispose();
   testSet.dispose();
 });
+
+test('EBP net: trains on the embedded data, bad inputs throw', { skip: !zeta.hasFunction('zeta_ebp_new') }, () => {
+  const train = Dataset.default('train');
+  const testSet = Dataset.default('test');
+  const net = new zeta.EbpNet(784, [50], 10, { seed: 3 });
+  assert.deepEqual(net.hiddenSizes, [50]);
+  const before = net.errorRate(testSet);
+  net.trainEpochs(train.slice(0, 1000), null, { batchSize: 1, epochs: 1 });
+  const after = net.errorRate(testSet);
+  console.log(`EBP test error ${before} -> ${after} after ${net.examplesSeen} examples`);
+  assert.equal(net.examplesSeen, 1000);
+  assert.ok(after < 0.5 && after < before);
+  const copy = zeta.EbpNet.fromBytes(net.toBytes());
+  assert.deepEqual(copy.predict(testSet.slice(0, 50)), net.predict(testSet.slice(0, 50)));
+  copy.dispose();
+  expectZetaError(() => net.trainBatch(train.slice(0, 2), [0, 10]), 'ZETA_ERR_ARGUMENT', 'label');
+  expectZetaError(() => new zeta.EbpNet(0, [], 10), 'ZETA_ERR_ARGUMENT', 'n_inputs');
+  net.dispose();
+  train.dispose();
+  testSet.dispose();
+});
+
+test('many-class softmax: exact and sampled methods train, bad inputs throw', { skip: !zeta.hasFunction('zeta_softmax_new') }, () => {
+  const C = 50;
+  const D = 10;
+  const N = 400;
+  const X = new Float64Array(N * D).map((_, i) => Math.sin(1.3 * i) + Math.cos(0.7 * i * i));
+  const teacher = new zeta.SoftmaxClassifier(D, C, { softmax_init_sd: 1, seed: 7 });
+  const labels = teacher.predict(X);
+  teacher.dispose();
+  const data = Dataset.fromArray(X, D, labels);
+  for (const method of [zeta.SOFTMAX_EXACT, zeta.SOFTMAX_IMPORTANCE, zeta.SOFTMAX_BLACKOUT]) {
+    const m = new zeta.SoftmaxClassifier(D, C, { softmax_method: method, softmax_negatives: 10,
+                                                 softmax_learning_rate: 0.1, seed: 1 });
+    const ll0 = m.logLikelihood(data);
+    m.trainEpochs(data, null, { batchSize: 20, epochs: 5 });
+    const ll1 = m.logLikelihood(data);
+    assert.ok(ll1 > ll0 + 0.3, `method ${method}: log-likelihood ${ll0} -> ${ll1}`);
+    assert.equal(m.steps, 100);
+    const p = m.probabilities(data.slice(0, 3));
+    assert.ok(Math.abs(p.subarray(0, C).reduce((a, b) => a + b, 0) - 1) < 1e-9);
+    m.dispose();
+  }
+  expectZetaError(() => new zeta.SoftmaxClassifier(D, 1), 'ZETA_ERR_ARGUMENT', 'n_classes');
+  expectZetaError(() => new zeta.SoftmaxClassifier(D, C, { softmax_negatives: C }), 'ZETA_ERR_ARGUMENT');
+  expectZetaError(() => new zeta.SoftmaxClassifier(D, C, { learning_rate: 0.1 }), 'ZETA_ERR_ARGUMENT', 'learning_rate');
+  data.dispose();
+});

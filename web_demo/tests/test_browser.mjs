@@ -86,9 +86,13 @@ async function setParams(page, panel, values) {
 async function testDemo(page) {
   await waitFor(page, 'module loaded in the workers', () => window.zetaDemo && window.zetaDemo.ready, null, 90000);
   const hasEbp = await page.evaluate(() => window.zetaDemo.hasEbp);
+  const hasSoftmax = await page.evaluate(() => window.zetaDemo.hasSoftmax);
   const panelCount = await page.locator('section.panel').count();
-  assert.equal(panelCount, hasEbp ? 3 : 2, 'the classification panel exists exactly when the module has EBP');
-  log(`panels: ${panelCount} (EBP ${hasEbp ? 'present' : 'absent'})`);
+  assert.equal(panelCount, 2 + (hasEbp ? 1 : 0) + (hasSoftmax ? 1 : 0),
+               'the classification panels exist exactly when the module has EBP / softmax');
+  assert.equal(await page.locator('#classification').count(), hasEbp ? 1 : 0);
+  assert.equal(await page.locator('#manyclass').count(), hasSoftmax ? 1 : 0);
+  log(`panels: ${panelCount} (EBP ${hasEbp ? 'present' : 'absent'}, softmax ${hasSoftmax ? 'present' : 'absent'})`);
 
   // 1. Sampling: real updates, sample grids changing, swap rates shown.
   await page.click('#sampling .start');
@@ -137,6 +141,22 @@ async function testDemo(page) {
         `after ${c.seen} examples`);
     await page.click('#classification .pause');
     await page.locator('#classification').screenshot({ path: path.join(shots, 'demo_classification.png') });
+  }
+  // 4. Many classes (only with the softmax functions in the module).
+  if (hasSoftmax) {
+    await page.click('#manyclass .start');
+    await waitFor(page, 'many classes: 4 evaluations of every method',
+                  () => window.zetaDemo.panels.manyclass.evaluations >= 4, null, 300000);
+    s = await state(page, 'manyclass');
+    const ev = s.lastEvaluation;
+    assert.equal(ev.methods.length, 5);
+    const exact = ev.methods.find((m) => m.name === 'exact');
+    assert.ok(exact.ll > -Math.log(1000), `exact softmax learns: log-likelihood ${exact.ll}`);
+    assert.ok(ev.methods.every((m) => Number.isFinite(m.ll) && m.msPerUpdate > 0));
+    log(`many classes after ${ev.step} updates: ` +
+        ev.methods.map((m) => `${m.name} ${m.ll.toFixed(3)} (${m.msPerUpdate.toFixed(2)} ms/update)`).join(', '));
+    await page.click('#manyclass .pause');
+    await page.locator('#manyclass').screenshot({ path: path.join(shots, 'demo_manyclass.png') });
   }
   await page.screenshot({ path: path.join(shots, 'demo_full.png'), fullPage: true });
 
