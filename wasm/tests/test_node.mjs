@@ -1,15 +1,16 @@
 // Node tests of the WebAssembly module through its JavaScript API (run by CTest: wasm_node).
-// Usage: node test_node.mjs PKG_DIR NATIVE_JSON
+// Usage: node test_node.mjs PKG_DIR NATIVE_JSON [EXPORTS]
 //   PKG_DIR:     the built package (zeta.js, zeta_wasm.mjs, zeta_wasm.wasm);
 //   NATIVE_JSON: output of native_reference (the native libzeta on the same cases, computed in the same CTest
-//                run); the cases below must stay in step with native_reference.c.
+//                run); the cases below must stay in step with native_reference.c;
+//   EXPORTS:     capi/zeta.exports: the module's zeta_* exports must be exactly these.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 
-const [pkgDir, nativeJson] = process.argv.slice(2);
+const [pkgDir, nativeJson, exportsFile] = process.argv.slice(2);
 if (!pkgDir || !nativeJson) {
   console.error('usage: node test_node.mjs PKG_DIR NATIVE_JSON');
   process.exit(2);
@@ -107,6 +108,15 @@ test('log Z, AIS, free energies and a training run match the native library (sam
   close(w.trained_tracked_sd, native.trained_tracked_sd, 1e-6, 'trained tracked sd');
   w.trained_swap_rates.forEach((x, i) => close(x, native.trained_swap_rates[i], 1e-12, `swap rate ${i}`));
   assert.deepEqual(w.trained_samples, native.trained_samples, 'samples after training');
+});
+
+test('the module exports exactly the C API of capi/zeta.exports', { skip: !exportsFile }, () => {
+  const wanted = readFileSync(exportsFile, 'utf8').split('\n').filter((l) => /^zeta_/.test(l)).sort();
+  const raw = zeta.rawModule();
+  const have = Object.keys(raw).filter((k) => /^_zeta_/.test(k) && typeof raw[k] === 'function')
+    .map((k) => k.slice(1)).sort();
+  assert.deepEqual(have, wanted);
+  console.log(`${have.length} C API functions exported`);
 });
 
 test('bad inputs throw ZetaError with zeta_last_error() and leave the object as it was', () => {
