@@ -71,16 +71,45 @@ void LogZTracker::condition_on_known_end(double log_z_beta_zero) {
   add_observation(precision_, information_, h, log_z_beta_zero, config_.min_observation_variance);
 }
 
-LogMeanExp LogZTracker::corrected_log_mean(const VectorD& log_values) const {
-  LogMeanExp m = log_mean_exp(log_values);
-  // E[log mean w] ≈ log E[w] − Var(mean w)/(2 E[w]²): the delta-method variance is that ratio.
-  if (config_.correct_log_mean_bias) m.log_mean += 0.5 * m.variance;
-  return m;
+VectorD LogZTracker::smoothed(Smoother& s, const VectorD& x) const {
+  if (config_.variance_smoothing <= 0.0) return x;
+  if (s.sum.size() != x.size()) {
+    s.sum = VectorD::Zero(x.size());
+    s.weight = 0.0;
+  }
+  const VectorD out = s.weight > 0.0 ? VectorD(s.sum / s.weight) : x;
+  const double keep = 1.0 - 1.0 / std::max(config_.variance_smoothing, 1.0);
+  s.sum = keep * s.sum + x;
+  s.weight = keep * s.weight + 1.0;
+  return out;
 }
+
+namespace {
+// log mean of exp(log_w) and the relative deviations r_n = w_n / mean(w) − 1, from which every delta-method
+// (co)variance of log means over the same samples follows: Cov(log mean w, log mean w') ≈ Σ r r' / (N (N−1)).
+struct RelativeWeights {
+  double log_mean = 0.0;
+  Eigen::ArrayXd dev;
+};
+RelativeWeights relative_weights(const Eigen::ArrayXd& log_w) {
+  const double shift = log_w.maxCoeff();
+  const Eigen::ArrayXd w = (log_w - shift).exp();
+  const double mean = w.mean();
+  return {shift + std::log(mean), w / mean - 1.0};
+}
+double delta_covariance(const Eigen::ArrayXd& r1, const Eigen::ArrayXd& r2) {
+  const auto n = static_cast<double>(r1.size());
+  return n > 1.0 ? (r1 * r2).sum() / (n * (n - 1.0)) : 0.0;
+}
+}  // namespace
 
 void LogZTracker::condition_on_bridge(const StepObservations& obs) {
   const Eigen::Index M = n_temperatures();
-  for (Eigen::Index i = 0; i + 1 < M; ++i) {
+  const Eigen::Index P = M - 1;
+  // Per pair i: log mean u_i (rung i samples), log mean v_i (rung i+1 samples); delta-method variances of both
+  // and the covariance of log mean v_i with log mean u_{i+1} (both on rung i+1's chains).
+  std::vector<RelativeWeights> u(static_cast<std::size_t>(P)), v(static_cast<std::size_t>(P));
+  for (Eigen::Index i = 0; i < P; ++i) {
     const auto k = static_cast<std::size_t>(i);
     const double log_s = mean_[i + 1] - mean_[i];  // s ≈ Z_{i+1}/Z_i
     const Eigen::ArrayXd own = obs.lower_at_own[k].array();
@@ -88,16 +117,48 @@ void LogZTracker::condition_on_bridge(const StepObservations& obs) {
     const Eigen::ArrayXd upper_lower = obs.upper_at_lower[k].array();
     const Eigen::ArrayXd upper_own = obs.upper_at_own[k].array();
     // u = q*/q̃_i on samples of rung i, v = q*/q̃_{i+1} on samples of rung i+1; E u = Z*/Z_i, E v = Z*/Z_{i+1}.
-    const VectorD log_u = (next - log_add_exp(log_s + own, next)).matrix();
-    const VectorD log_v = (upper_lower - log_add_exp(log_s + upper_lower, upper_own)).matrix();
-    const LogMeanExp mu = corrected_log_mean(log_u);
-    const LogMeanExp mv = corrected_log_mean(log_v);
-    const double variance = std::max(mu.variance + mv.variance, config_.min_observation_variance);
-    VectorD h = VectorD::Zero(M + 1);
-    h[i] = -1.0;
-    h[i + 1] = 1.0;
-    add_observation(precision_, information_, h, mu.log_mean - mv.log_mean, variance);
+    u[k] = relative_weights(next - log_add_exp(log_s + own, next));
+    v[k] = relative_weights(upper_lower - log_add_exp(log_s + upper_lower, upper_own));
   }
+  // Raw moments: [var log mean u_i (P), var log mean v_i (P), cov(log mean v_i, log mean u_{i+1}) (P−1)].
+  VectorD raw(3 * P - 1);
+  for (Eigen::Index i = 0; i < P; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    raw[i] = delta_covariance(u[k].dev, u[k].dev);
+    raw[P + i] = delta_covariance(v[k].dev, v[k].dev);
+    if (i + 1 < P) {
+      const bool same_chains = u[k + 1].dev.size() == v[k].dev.size();  // paired by chain index
+      raw[2 * P + i] = same_chains ? delta_covariance(v[k].dev, u[k + 1].dev) : 0.0;
+    }
+  }
+  const VectorD mom = smoothed(bridge_smoother_, raw);
+  VectorD y(P);
+  MatrixD R = MatrixD::Zero(P, P);
+  for (Eigen::Index i = 0; i < P; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    const double half = config_.correct_log_mean_bias ? 0.5 : 0.0;
+    y[i] = (u[k].log_mean + half * mom[i]) - (v[k].log_mean + half * mom[P + i]);
+    R(i, i) = std::max(config_.variance_inflation * (mom[i] + mom[P + i]), config_.min_observation_variance);
+    if (config_.bridge_correlations && i + 1 < P) {
+      // O_i contains −log mean v_i, O_{i+1} contains +log mean u_{i+1}.
+      R(i, i + 1) = R(i + 1, i) = -config_.variance_inflation * mom[2 * P + i];
+    }
+  }
+  MatrixD H = MatrixD::Zero(P, M + 1);
+  for (Eigen::Index i = 0; i < P; ++i) {
+    H(i, i) = -1.0;
+    H(i, i + 1) = 1.0;
+  }
+  // Keep R positive definite: a correlation coefficient estimated from 10 chains can exceed what the smoothed
+  // diagonal allows.
+  for (Eigen::Index i = 0; i + 1 < P; ++i) {
+    const double limit = 0.95 * std::sqrt(R(i, i) * R(i + 1, i + 1));
+    R(i, i + 1) = R(i + 1, i) = std::clamp(R(i, i + 1), -limit, limit);
+  }
+  const Eigen::LDLT<MatrixD> r_factor(R);
+  const MatrixD r_inv_h = r_factor.solve(H);
+  precision_.noalias() += H.transpose() * r_inv_h;
+  information_.noalias() += r_inv_h.transpose() * y;
 }
 
 void LogZTracker::predict_with_update(const StepObservations& obs) {
@@ -120,14 +181,23 @@ void LogZTracker::predict_with_update(const StepObservations& obs) {
   eta.head(D) = information_;
 
   // Importance sampling across the update: O_i = ζ_{i,t+1} − ζ_{i,t} (+ b_{t+1} on the β = 1 row).
+  VectorD log_means(M), raw(M);
   for (Eigen::Index i = 0; i < M; ++i) {
-    const LogMeanExp o = corrected_log_mean(obs.update_log_weights[static_cast<std::size_t>(i)]);
+    const bool loo = i == 0 && config_.remove_self_influence && obs.update_log_weights_loo.size() > 0;
+    const LogMeanExp o =
+        log_mean_exp(loo ? obs.update_log_weights_loo : obs.update_log_weights[static_cast<std::size_t>(i)]);
+    log_means[i] = o.log_mean;
+    raw[i] = o.variance;
+  }
+  const VectorD variances = smoothed(is_smoother_, raw);
+  for (Eigen::Index i = 0; i < M; ++i) {
     VectorD h = VectorD::Zero(2 * D);
     h[i] = -1.0;
     h[D + i] = 1.0;
     if (i == 0) h[D + M] = 1.0;
-    double var = std::max(o.variance, config_.min_observation_variance);
-    add_observation(J, eta, h, o.log_mean, var);
+    const double y = log_means[i] + (config_.correct_log_mean_bias ? 0.5 * variances[i] : 0.0);
+    const double var = std::max(config_.variance_inflation * variances[i], config_.min_observation_variance);
+    add_observation(J, eta, h, y, var);
   }
   VectorD h = VectorD::Zero(2 * D);
   h[D + M - 1] = 1.0;

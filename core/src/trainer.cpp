@@ -81,7 +81,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       // The next sweep starts from these pre-activations, computed under θ_{t+1}: the importance weights of
       // the tracker come for free.
       sampler_.refresh(params_);
-      if (record) record_update(*obs, rbm);
+      if (record) record_update(*obs, rbm, learning_rate);
     }
   }
 
@@ -152,7 +152,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     }
   }
 
-  void record_update(StepObservations& obs, const Rbm& rbm) const {
+  void record_update(StepObservations& obs, const Rbm& rbm, double learning_rate) const {
     const int M = sampler_.n_temperatures();
     const Eigen::Index n = sampler_.chains_per_temperature();
     const VectorD& own_after = sampler_.own_log_q();
@@ -161,6 +161,42 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       obs.update_log_weights[static_cast<std::size_t>(i)] = own_after.segment(i * n, n) - own_before_.segment(i * n, n);
     obs.next_betas = sampler_.betas();
     obs.next_log_z_beta_zero = rbm.log_z_at_beta_zero(sampler_.mode());
+    record_leave_one_out(obs, learning_rate);
+  }
+
+  // Leave-one-out weights at β = 1 (see StepObservations::update_log_weights_loo). With φ(x) = ∇_θ log q̃(x)
+  // (φ_W = x σ(a(x))ᵀ, φ_b = x, φ_c = σ(a(x))) and the negative phase the mean of φ over the N chains, leaving
+  // chain n out moves the parameters by (ε/N)(φ_n − mean_{m≠n} φ_m) whatever the momentum and weight decay
+  // (both act on everything else identically). Its effect on x_n's pre-activations and visible term needs only
+  // the Gram matrix of the chains: O(N² (n_v + n_h)).
+  void record_leave_one_out(StepObservations& obs, double learning_rate) const {
+    const Eigen::Index n = sampler_.chains_per_temperature();
+    if (n < 2) {
+      obs.update_log_weights_loo.resize(0);
+      return;
+    }
+    const MatrixD x = sampler_.block_chains(0).template cast<double>();
+    const MatrixD sig = negative_.template cast<double>();           // σ(a) under θ_t at the chains
+    const MatrixD a_next = sampler_.block_preactivations(0).template cast<double>();  // under θ_{t+1}
+    const MatrixD k = (x * x.transpose()).array() + 1.0;             // x_m·x_n + 1 (the +1 is the c / b terms)
+    const MatrixD ks = k * sig;                                      // Σ_m K_mn σ_m
+    const double scale = learning_rate / static_cast<double>(n);
+    const double others = 1.0 / static_cast<double>(n - 1);
+    obs.update_log_weights_loo.resize(n);
+    for (Eigen::Index r = 0; r < n; ++r) {
+      const double k_rr = k(r, r);
+      // Change of x_r's pre-activations: (ε/N)[σ_r K_rr − (Σ_{m≠r} σ_m K_mr)/(N−1)].
+      const Eigen::ArrayXd delta =
+          scale * (sig.row(r).transpose().array() * k_rr -
+                   (ks.row(r).transpose().array() - sig.row(r).transpose().array() * k_rr) * others);
+      const Eigen::ArrayXd a = a_next.row(r).transpose().array();
+      // Change of bᵀx_r: (ε/N)[x_r·x_r − (Σ_{m≠r} x_m·x_r)/(N−1)], the Gram part of K without the +1.
+      const double gram_rr = k_rr - 1.0;
+      const double gram_sum = k.col(r).sum() - static_cast<double>(n) - gram_rr;
+      const double delta_b = scale * (gram_rr - gram_sum * others);
+      const double delta_hidden = (softplus_array(a + delta) - softplus_array(a)).sum();
+      obs.update_log_weights_loo[r] = obs.update_log_weights[0][r] + delta_b + delta_hidden;
+    }
   }
 
   SmlTrainer& owner_;

@@ -1,5 +1,7 @@
 // Log Z tracking: the information-form filter equals an independent covariance-form derivation of the paper's
-// Fig. 2, and tracking a real SML-PT run follows exact log Z within its own error bars.
+// Fig. 2 (with and without correlated bridge observations); each observation model is unbiased against exact
+// log Z ratios on a tiny model over many draws (and the paper's plain β = 1 importance weights are not); tracking
+// a real SML-PT run follows exact log Z within its own error bars.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -56,11 +58,25 @@ void kalman_update(VectorD& mu, MatrixD& P, const VectorD& h, double y, double r
   P -= Ph * Ph.transpose() / s;
 }
 
-// One step of Fig. 2 in covariance form with finite σ_Z²: bridge at θ_t, then the update, marginalised.
-void covariance_form_step(VectorD& mu, MatrixD& P, const StepObservations& obs, double sigma_z2, double floor) {
+// Delta-method covariance of log mean(exp(a)) and log mean(exp(b)) over the same N samples, computed directly.
+double direct_log_mean_covariance(const VectorD& log_a, const VectorD& log_b) {
+  const Eigen::ArrayXd a = log_a.array().exp(), b = log_b.array().exp();
+  const double n = static_cast<double>(a.size());
+  return ((a / a.mean() - 1.0) * (b / b.mean() - 1.0)).sum() / (n * (n - 1.0));
+}
+
+// One step of Fig. 2 in covariance form with finite σ_Z²: bridge at θ_t, then the update, marginalised. With
+// `correlated`, the bridge observations form one vector observation whose covariance has the delta-method
+// covariance of neighbouring pairs (which share a rung's chains) off the diagonal.
+void covariance_form_step(VectorD& mu, MatrixD& P, const StepObservations& obs, double sigma_z2, double floor,
+                          bool correlated = false) {
   const int M = static_cast<int>(obs.betas.size());
   const int D = M + 1;
   const VectorD prior_mean = mu;  // every bridge takes s from the estimate before this step's bridges
+  std::vector<VectorD> log_us, log_vs;
+  VectorD y(M - 1);
+  MatrixD R = MatrixD::Zero(M - 1, M - 1);
+  MatrixD H = MatrixD::Zero(M - 1, D);
   for (int i = 0; i + 1 < M; ++i) {
     const double s = std::exp(prior_mean[i + 1] - prior_mean[i]);
     const auto k = static_cast<std::size_t>(i);
@@ -71,12 +87,28 @@ void covariance_form_step(VectorD& mu, MatrixD& P, const StepObservations& obs, 
     const VectorD log_v = (obs.upper_at_lower[k].array() -
                            (s * obs.upper_at_lower[k].array().exp() + obs.upper_at_own[k].array().exp()).log())
                               .matrix();
+    log_us.push_back(log_u);
+    log_vs.push_back(log_v);
     const auto u = direct_log_mean(log_u);
     const auto v = direct_log_mean(log_v);
-    VectorD h = VectorD::Zero(D);
-    h[i] = -1.0;
-    h[i + 1] = 1.0;
-    kalman_update(mu, P, h, u.first - v.first, std::max(u.second + v.second, floor));
+    y[i] = u.first - v.first;
+    R(i, i) = std::max(u.second + v.second, floor);
+    H(i, i) = -1.0;
+    H(i, i + 1) = 1.0;
+  }
+  if (correlated) {
+    for (int i = 0; i + 2 < M; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      // O_i = … − log mean v_i, O_{i+1} = log mean u_{i+1} − …, both over rung i+1's chains.
+      R(i, i + 1) = R(i + 1, i) = -direct_log_mean_covariance(log_vs[k], log_us[k + 1]);
+    }
+    const MatrixD S = H * P * H.transpose() + R;
+    const MatrixD K = P * H.transpose() * S.inverse();
+    mu += K * (y - H * mu);
+    P -= K * H * P;
+    P = 0.5 * (P + P.transpose());
+  } else {
+    for (int i = 0; i + 1 < M; ++i) kalman_update(mu, P, H.row(i).transpose(), y[i], R(i, i));
   }
   // Joint over [x_t; x_{t+1}] = [x_t; x_t + ε].
   VectorD Q = VectorD::Constant(D, sigma_z2);
@@ -108,6 +140,8 @@ TEST(Tracker, InformationFormMatchesCovarianceForm) {
     TrackerConfig config;
     config.sigma_z2 = sigma_z2;
     config.min_observation_variance = 1e-6;  // the covariance form loses digits on near-exact observations
+    config.variance_smoothing = 0.0;         // the paper's per-step variances
+    config.bridge_correlations = false;
     std::vector<double> guess(M, 0.0);
     for (int i = 0; i < M; ++i) guess[static_cast<std::size_t>(i)] = 7.0 + 3.0 * (M - 1 - i);
     LogZTracker tracker(linear_ladder(M), 7.0, guess, config);
@@ -124,6 +158,74 @@ TEST(Tracker, InformationFormMatchesCovarianceForm) {
         EXPECT_NEAR(tracker.std_dev(i), std::sqrt(P(i, i)), 1e-6) << "rung " << i << " step " << step;
       }
       EXPECT_NEAR(tracker.bias_mean(), mu[M], 1e-6);
+    }
+  }
+}
+
+TEST(Tracker, CorrelatedBridgesMatchCovarianceForm) {
+  const int M = 6;
+  const int N = 50;
+  Rng rng(12);
+  TrackerConfig config;
+  config.sigma_z2 = 1e3;
+  config.min_observation_variance = 1e-6;
+  config.variance_smoothing = 0.0;  // per-step moments, so the direct computation sees the same numbers
+  config.bridge_correlations = true;
+  std::vector<double> guess(M, 0.0);
+  for (int i = 0; i < M; ++i) guess[static_cast<std::size_t>(i)] = 7.0 + 3.0 * (M - 1 - i);
+  LogZTracker tracker(linear_ladder(M), 7.0, guess, config);
+  tracker.observe(random_observations(M, N, rng, 1e-3));
+  VectorD mu = Eigen::Map<const VectorD>(tracker.means().data(), M + 1);
+  mu[M] = tracker.bias_mean();
+  MatrixD P = tracker.covariance();
+  for (int step = 0; step < 5; ++step) {
+    StepObservations obs = random_observations(M, N, rng, 1e-3);
+    // Make neighbouring pairs' shared-rung weights correlated, as real chains make them.
+    for (int i = 0; i + 2 < M; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      obs.lower_at_own[k + 1] = obs.upper_at_own[k];
+      obs.lower_at_next[k + 1] = obs.upper_at_own[k] - 0.5 * (obs.upper_at_lower[k] - obs.upper_at_own[k]);
+    }
+    tracker.observe(obs);
+    covariance_form_step(mu, P, obs, config.sigma_z2, config.min_observation_variance, true);
+    for (int i = 0; i < M; ++i) {
+      EXPECT_NEAR(tracker.mean(i), mu[i], 1e-6 * (1.0 + std::abs(mu[i]))) << "rung " << i << " step " << step;
+      EXPECT_NEAR(tracker.std_dev(i), std::sqrt(P(i, i)), 1e-6) << "rung " << i << " step " << step;
+    }
+  }
+}
+
+// With smoothing, an observation's weight comes from past steps only: two draws with the same log-mean but
+// different spreads move the posterior identically (per-step weighting, the paper's, tells them apart).
+TEST(Tracker, SmoothedWeightsDoNotDependOnTheCurrentDraw) {
+  const int M = 5;
+  const std::vector<double> guess = {19.0, 16.0, 13.0, 10.0, 7.0};
+  for (double smoothing : {0.0, 50.0}) {
+    TrackerConfig config;
+    config.variance_smoothing = smoothing;
+    Rng rng(6);
+    LogZTracker a(linear_ladder(M), 7.0, guess, config), b(linear_ladder(M), 7.0, guess, config);
+    for (int step = 0; step < 20; ++step) {
+      const StepObservations obs = random_observations(M, 30, rng, 1e-3);
+      a.observe(obs);
+      b.observe(obs);
+    }
+    StepObservations narrow = random_observations(M, 30, rng, 1e-3);
+    StepObservations wide = narrow;
+    for (std::size_t i = 0; i < wide.update_log_weights.size(); ++i) {
+      VectorD& w = wide.update_log_weights[i];
+      w = 3.0 * w;
+      w.array() += log_mean_exp(narrow.update_log_weights[i]).log_mean - log_mean_exp(w).log_mean;
+    }
+    a.observe(narrow);
+    b.observe(wide);
+    if (smoothing > 0.0) {
+      for (int i = 0; i < M; ++i) {
+        EXPECT_NEAR(a.mean(i), b.mean(i), 1e-9) << "rung " << i;
+        EXPECT_NEAR(a.std_dev(i), b.std_dev(i), 1e-9) << "rung " << i;
+      }
+    } else {
+      EXPECT_GT(std::abs(a.std_dev(0) - b.std_dev(0)), 1e-6);
     }
   }
 }
@@ -154,6 +256,149 @@ TEST(Tracker, RejectsMismatchedObservations) {
   TrainerConfig pcd;
   pcd.method = NegativePhase::kPCD;
   EXPECT_THROW(TrackedTrainer(rbm, pcd), Error);
+}
+
+// Per-step errors of every observation model against exact log Z on a tiny model (Bars-and-Stripes 4×4,
+// 16 visible × 4 hidden, M = 4 rungs × N = 10 chains, ε = 0.01): exact ζ at every rung after every update costs
+// 2⁴ terms each, so 20,000 draws take about a second.
+struct ObservationErrors {
+  std::vector<std::vector<double>> is_plain;  // per rung: log mean w + v/2 − (ζ_{i,t+1} − ζ_{i,t})
+  std::vector<double> is_loo;                 // β = 1, leave-one-out weights
+  std::vector<std::vector<double>> bridge;    // per pair, with the exact s
+  std::vector<std::vector<double>> is_var, bridge_var;
+};
+
+ObservationErrors observation_errors(int steps) {
+  const int M = 4;
+  const MatrixD x = bars_and_stripes(4);
+  Rbm rbm(static_cast<int>(x.cols()), 4);
+  Rng init(5);
+  rbm.init_from_data(x, init, 0.3);
+  TrainerConfig config;
+  config.method = NegativePhase::kPT;
+  config.n_temperatures = M;
+  config.chains_per_temperature = 10;
+  config.learning_rate = 0.01;
+  config.single_precision = false;
+  config.record_observations = true;
+  config.seed = 8;
+  SmlTrainer trainer(rbm, config);
+  auto exact = [&]() {
+    std::vector<double> z;
+    for (double beta : trainer.betas()) z.push_back(log_z_exact(rbm, beta));
+    return z;
+  };
+  ObservationErrors out;
+  out.is_plain.resize(M);
+  out.is_var.resize(M + 1);
+  out.bridge.resize(M - 1);
+  out.bridge_var.resize(M - 1);
+  Rng pick(2);
+  MatrixD batch(10, x.cols());
+  std::vector<double> before = exact();
+  for (int t = 0; t < steps; ++t) {
+    for (int r = 0; r < batch.rows(); ++r) batch.row(r) = x.row(static_cast<Eigen::Index>(pick.below(x.rows())));
+    trainer.step(batch);
+    const StepObservations& obs = trainer.observations();
+    const std::vector<double> after = exact();
+    for (int i = 0; i < M; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      const auto o = direct_log_mean(obs.update_log_weights[k]);
+      out.is_plain[k].push_back(o.first - (after[k] - before[k]));
+      out.is_var[k].push_back(o.second);
+    }
+    const auto loo = direct_log_mean(obs.update_log_weights_loo);
+    out.is_loo.push_back(loo.first - (after[0] - before[0]));
+    out.is_var[M].push_back(loo.second);
+    for (int i = 0; i + 1 < M; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      const double truth = before[k + 1] - before[k];  // the bridge sees θ_t, before the update
+      const double s = std::exp(truth);
+      const VectorD log_u = (obs.lower_at_next[k].array() -
+                             (s * obs.lower_at_own[k].array().exp() + obs.lower_at_next[k].array().exp()).log())
+                                .matrix();
+      const VectorD log_v = (obs.upper_at_lower[k].array() -
+                             (s * obs.upper_at_lower[k].array().exp() + obs.upper_at_own[k].array().exp()).log())
+                                .matrix();
+      const auto u = direct_log_mean(log_u);
+      const auto v = direct_log_mean(log_v);
+      out.bridge[k].push_back(u.first - v.first - truth);
+      out.bridge_var[k].push_back(u.second + v.second);
+    }
+    before = after;
+  }
+  return out;
+}
+
+struct ErrorSummary {
+  double mean = 0.0;
+  double std_err = 0.0;         // from means of batches of 100 consecutive steps (robust to autocorrelation)
+  double variance_ratio = 0.0;  // mean squared error / mean reported variance
+};
+
+ErrorSummary summarize(const std::vector<double>& e, const std::vector<double>& reported_var) {
+  ErrorSummary out;
+  const auto n = static_cast<double>(e.size());
+  double e2 = 0.0, v = 0.0;
+  for (std::size_t t = 0; t < e.size(); ++t) {
+    out.mean += e[t];
+    e2 += e[t] * e[t];
+    v += reported_var[t];
+  }
+  out.mean /= n;
+  out.variance_ratio = e2 / v;
+  const std::size_t batch = 100;
+  std::vector<double> means;
+  for (std::size_t a = 0; a + batch <= e.size(); a += batch) {
+    double sum = 0.0;
+    for (std::size_t j = 0; j < batch; ++j) sum += e[a + j];
+    means.push_back(sum / static_cast<double>(batch));
+  }
+  double var = 0.0;
+  for (double m : means) var += (m - out.mean) * (m - out.mean);
+  var /= static_cast<double>(means.size() - 1);
+  out.std_err = std::sqrt(var / static_cast<double>(means.size()));
+  return out;
+}
+
+// Tolerances: a mean error within 4 standard errors (a correct estimator fails that with probability ~6e-5);
+// reported variances within [0.8, 1.25] of the mean squared error (the delta method is first order in 1/N;
+// measured 0.97–1.02 here).
+TEST(TrackerObservations, ImportanceWeightsMatchExactLogZChanges) {
+  const ObservationErrors errors = observation_errors(20000);
+  const int M = static_cast<int>(errors.is_plain.size());
+  for (int i = 1; i < M; ++i) {
+    const ErrorSummary e = summarize(errors.is_plain[static_cast<std::size_t>(i)],
+                                     errors.is_var[static_cast<std::size_t>(i)]);
+    std::printf("IS rung %d: mean error %+.6f (se %.6f), error^2/variance %.2f\n", i, e.mean, e.std_err,
+                e.variance_ratio);
+    EXPECT_LE(std::abs(e.mean), 4.0 * e.std_err) << "rung " << i;
+    EXPECT_GT(e.variance_ratio, 0.8) << "rung " << i;
+    EXPECT_LT(e.variance_ratio, 1.25) << "rung " << i;
+  }
+  // β = 1: the chains also produced the update, which lowered q̃ at them, so the plain weights are biased low
+  // by about ε·tr Cov(∇ log q̃)/N (the paper's b_t). Leaving each chain out of its own update removes it.
+  const ErrorSummary plain = summarize(errors.is_plain[0], errors.is_var[0]);
+  const ErrorSummary loo = summarize(errors.is_loo, errors.is_var[static_cast<std::size_t>(M)]);
+  std::printf("IS rung 0: plain mean error %+.6f (se %.6f); leave-one-out %+.6f (se %.6f), error^2/variance %.2f\n",
+              plain.mean, plain.std_err, loo.mean, loo.std_err, loo.variance_ratio);
+  EXPECT_LT(plain.mean, -20.0 * plain.std_err);
+  EXPECT_LE(std::abs(loo.mean), 4.0 * loo.std_err);
+  // The leave-one-out weights are not independent across chains (each chain's parameters contain the others),
+  // which the per-draw variance ignores: measured 1.5 here; bound it so that a regression shows.
+  EXPECT_LT(loo.variance_ratio, 2.0);
+}
+
+TEST(TrackerObservations, BridgeMatchesExactLogZRatios) {
+  const ObservationErrors errors = observation_errors(20000);
+  for (std::size_t i = 0; i < errors.bridge.size(); ++i) {
+    const ErrorSummary e = summarize(errors.bridge[i], errors.bridge_var[i]);
+    std::printf("bridge pair %zu: mean error %+.6f (se %.6f), error^2/variance %.2f\n", i, e.mean, e.std_err,
+                e.variance_ratio);
+    EXPECT_LE(std::abs(e.mean), 4.0 * e.std_err) << "pair " << i;
+    EXPECT_GT(e.variance_ratio, 0.8) << "pair " << i;
+    EXPECT_LT(e.variance_ratio, 1.25) << "pair " << i;
+  }
 }
 
 struct TrackingRun {
@@ -205,23 +450,24 @@ TrackingRun track_fashion(bool adaptive, int updates, int every) {
 }
 
 void expect_tracks(const TrackingRun& run, const char* label) {
-  int inside2 = 0, inside3 = 0;
-  double max_error = 0.0;
+  int inside2 = 0;
+  double max_error = 0.0, sum_sq = 0.0, sum_z2 = 0.0;
   for (std::size_t k = 0; k < run.errors.size(); ++k) {
     max_error = std::max(max_error, std::abs(run.errors[k]));
+    sum_sq += run.errors[k] * run.errors[k];
+    sum_z2 += run.errors[k] * run.errors[k] / (run.sds[k] * run.sds[k]);
     if (std::abs(run.errors[k]) <= 2.0 * run.sds[k]) ++inside2;
-    if (std::abs(run.errors[k]) <= 3.0 * run.sds[k]) ++inside3;
   }
   const auto n = static_cast<int>(run.errors.size());
-  std::printf("%s: %d checkpoints, max |tracked - exact| = %.3f nats, last sd %.3f, %d within 2 sd, %d within 3 sd\n",
-              label, n, max_error, run.sds.back(), inside2, inside3);
-  // Accuracy target of the tracking issue: within 0.5 nats of exact at every checkpoint.
+  std::printf("%s: %d checkpoints, max |tracked - exact| = %.3f nats, rms %.3f, mean (error/sd)^2 %.2f, last sd %.3f, "
+              "%d within 2 sd\n",
+              label, n, max_error, std::sqrt(sum_sq / n), sum_z2 / n, run.sds.back(), inside2);
+  // The issue's targets. Accuracy: within 0.5 nats of exact at every checkpoint (measured 0.04 here).
   EXPECT_LT(max_error, 0.5);
-  // Error bars: the filter treats successive observations as independent although the chains behind them are
-  // autocorrelated, so its sd is too small (the issue's ≥ 90% within 2 sd is not met yet; measured 55–75% here).
-  // What must hold already: errors are of the order of the sd, i.e. most checkpoints within 3 sd (a filter that
-  // reported sd ≈ 0 or ignored the bias term fails this at once).
-  EXPECT_GE(inside3, (2 * n) / 3);
+  // Honest error bars: with exact Gaussian error bars 95.4% of checkpoints fall within 2 sd; the checkpoints
+  // share the filter's state (they are autocorrelated), so the count scatters more than a binomial one, and the
+  // issue asks for >= ~90% (measured 100% with the default tracker, 60-75% with the paper's per-step weights).
+  EXPECT_GE(inside2, (9 * n + 9) / 10);
 }
 
 TEST(Tracker, FollowsExactLogZOnPooledFashionMnistFixedLadder) {

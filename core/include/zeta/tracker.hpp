@@ -26,6 +26,20 @@ struct TrackerConfig {
   // log of a sample mean is biased low by ≈ half its variance; add that back to every observation.
   bool correct_log_mean_bias = true;
   double initial_bias_variance = 0.0;  // prior variance of b_0 (mean 0); 0 = the first step's σ_b²
+  // Use the leave-one-out importance weights at β = 1 (StepObservations::update_log_weights_loo) when recorded:
+  // they remove the self-influence bias that b_t otherwise has to absorb. b_t stays in the model.
+  bool remove_self_influence = true;
+  // Observation variances. The paper weights each observation by its own sample variance. With N ≈ 10 chains
+  // the log-mean estimates are skewed (mostly slightly low, rarely far high when a heavy-tail sample is hit, and
+  // then with a large sample variance), so per-step inverse-variance weighting is biased towards the draws
+  // that missed the tail. variance_smoothing > 0 replaces every observation's variance (and the log-mean
+  // correction) by an exponential moving average, time constant in updates, of its past delta-method values,
+  // which is independent of the current draw. 0 = per-step variances (the paper).
+  double variance_smoothing = 100.0;
+  // Bridge observations of neighbouring pairs share the chains of their common rung: model their (negative
+  // u/v) covariance with the joint delta method instead of treating them as independent.
+  bool bridge_correlations = true;
+  double variance_inflation = 1.0;  // multiplies every observation variance (after smoothing)
 };
 
 // The filter itself, independent of any trainer: feed it one StepObservations per update.
@@ -56,7 +70,14 @@ class LogZTracker {
   void condition_on_known_end(double log_z_beta_zero);
   void predict_with_update(const StepObservations& obs);
   void solve();
-  LogMeanExp corrected_log_mean(const VectorD& log_values) const;  // μ, P from J, η
+  // Moving average of past values of x (same size every call): returns the average before x is added (x itself
+  // on the first call), then adds x.
+  struct Smoother {
+    VectorD sum;
+    double weight = 0.0;
+  };
+  VectorD smoothed(Smoother& s, const VectorD& x) const;
+  Smoother is_smoother_, bridge_smoother_;
 
   TrackerConfig config_;
   std::int64_t updates_ = 0;

@@ -43,6 +43,12 @@ struct StepObservations {
   // Importance sampling across the update on the same chains X_t: log q̃_{i,t+1}(x) − log q̃_{i,t}(x) per chain
   // of rung i (q_{i,t+1} uses the ladder after any adaptive move).
   std::vector<VectorD> update_log_weights;
+  // The β = 1 row of update_log_weights with each chain's own contribution to the negative phase removed:
+  // log q̃_{θ⁽⁻ⁿ⁾}(x_n) − log q̃_{1,t}(x_n), where θ⁽⁻ⁿ⁾ is the update computed with chain n left out of the
+  // negative phase (the other chains averaged instead). x_n is then independent of the parameters it is weighted
+  // under, which removes the first-order bias −ε·tr Cov(∇ log q̃)/N of the plain weights (the gradient lowers
+  // q̃ at the very chains that produced it). Empty when N = 1.
+  VectorD update_log_weights_loo;
   std::vector<double> next_betas;  // the ladder at θ_{t+1}
   double next_log_z_beta_zero = 0.0;  // exact ζ_M at θ_{t+1}
   bool parameters_jumped = false;     // the model was changed outside the trainer before this step
