@@ -127,6 +127,16 @@ async function testDemo(page) {
   log(`tracking: ${s.points} points, tracked ${e.logZ.toFixed(3)} ± ${e.logZSd.toFixed(3)} vs exact ` +
       `${e.refLogZ.toFixed(3)}, held-out LL ${e.heldLL.toFixed(2)}`);
   await page.click('#tracking .pause');
+  // Early stopping: with patience 2 and "stop at early-stopping point", the panel stops by itself and marks
+  // the best step (training is deterministic for a seed, so this happens at the same update every run).
+  await setParams(page, 'tracking', { patience: 2, stopEarly: true, maxUpdates: 3000 });
+  await page.click('#tracking .reset');
+  await page.click('#tracking .start');
+  await waitFor(page, 'tracking: early stopping', () => window.zetaDemo.panels.tracking.stopped, null, 300000);
+  s = await state(page, 'tracking');
+  assert.match(s.stopped, /early stopping/);
+  assert.ok(s.earlyStop && s.earlyStop.step > 0 && s.earlyStop.step < s.steps, JSON.stringify(s.earlyStop));
+  log(`tracking: early stopping at ${s.earlyStop.step} updates (detected at ${s.steps})`);
   await page.locator('#tracking').screenshot({ path: path.join(shots, 'demo_tracking.png') });
 
   // 3. Classification (only with EBP in the module).
