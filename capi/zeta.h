@@ -186,8 +186,27 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *   adapt_interval         200    int >= 1  sampler iterations between ladder moves
  *   adapt_damping          0.5    (0, 1]    fraction of the way to the optimal ladder per move
  *   single_precision       1      0,1       float sampling kernels (faster) or double throughout
- *   seed                   0      int in [0, 2^53]  seeds the trainer's generator
+ *   seed                   0      int in [0, 2^53]  seeds the generator of the handle made (trainer, EBP,
+ *                                           softmax): the only key that applies to every kind
  *   tracker_sigma_b2       1e-3   > 0       log Z tracker: bias drift variance per update, times eps_t
+ * EBP nets (zeta_ebp_new):
+ *   ebp_binary_weights     1      0,1       1: binary (+-1) weights, 0: real (Gaussian) weights
+ *   ebp_init_variance      1      >= 0      initial weight fields uniform with variance ebp_init_variance / fan-in
+ * Softmax classifiers (zeta_softmax_new):
+ *   softmax_method         2      int 0..6  training objective, ZETA_SOFTMAX_EXACT ... ZETA_SOFTMAX_BLACKOUT
+ *   softmax_negatives      20     int >= 1  K negatives per example (Bernoulli: expected count); K < n_classes
+ *   softmax_learning_rate  0.01   > 0       on the batch-mean gradient
+ *   softmax_momentum       0.9    [0, 1)
+ *   softmax_proposal_power 1      >= 0      q(c) proportional to f(c)^power: proposal of importance sampling,
+ *                                           negative sampling, NCE and BlackOut
+ *   softmax_ranking_margin NaN    finite    m of the ranking objective; NaN (unset) means log(n_classes - 1)
+ *   softmax_frequency_smoothing 1 > 0       pseudo-count added to every class count in f(c)
+ *   softmax_init_sd        0.01   >= 0      W ~ N(0, init_sd^2), biases 0
+ *   softmax_hidden         0      int >= 0  units of an optional tanh hidden layer (0: plain softmax regression)
+ *   softmax_bias           0      0,1       per-class biases
+ *   softmax_dense_updates  0      0,1       reference mode: momentum on every row every update (O(C) per update)
+ * The other keys apply to the trainer only. Each *_new taking options rejects, with ZETA_ERR_ARGUMENT naming
+ * the key, any key that was set with zeta_options_set but does not apply to the kind of handle it makes.
  * Options are copied by the objects created from them; changing them later has no effect on those objects.
  * ------------------------------------------------------------------------------------------------------- */
 
@@ -216,7 +235,7 @@ ZETA_API const char *zeta_options_key(int32_t index);
 
 typedef struct zeta_trainer zeta_trainer;
 
-/* opts is copied. Cost O(n_v n_h + M N n_v). */
+/* opts is copied; a set non-trainer key (ebp_*, softmax_*) gives ZETA_ERR_ARGUMENT. Cost O(n_v n_h + M N n_v). */
 ZETA_API zeta_status zeta_trainer_new(zeta_rbm *rbm, const zeta_options *opts, zeta_trainer **out);
 ZETA_API void zeta_trainer_free(zeta_trainer *trainer);
 /* One parameter update from a mini-batch of n_rows binary rows (n_rows x n_visible).
@@ -268,6 +287,168 @@ ZETA_API zeta_status zeta_data_default_shape(int32_t split, int64_t *n_rows, int
 ZETA_API zeta_status zeta_data_default(int32_t split, double *out, int64_t capacity);
 /* capacity >= n_rows labels. */
 ZETA_API zeta_status zeta_data_default_labels(int32_t split, int32_t *labels, int64_t capacity);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Expectation backpropagation (Soudry, Hubara & Meir 2014): nets of sign units with binary (+-1) or real
+ * weights, trained by an online approximate-Bayes update with no learning rate.
+ * Layers: n_inputs -> hidden_sizes[0] -> ... -> n_outputs, every layer with biases. Targets: with one output,
+ * labels -1 or +1 (0 is read as -1, so 0/1 labels work too); with n_outputs = K > 1, class indices 0..K-1
+ * (one-hot +-1 targets, argmax decision). Inputs are real numbers (rows of n_inputs doubles, any finite value).
+ * Outputs (the output argument of the functions below):
+ *   ZETA_EBP_P    EBP-P, the posterior-averaged output <v_L> = 2 Phi(mu/sigma) - 1, in [-1, 1] (eq. 4.7);
+ *   ZETA_EBP_D    EBP-D, the last-layer score of the deterministic net with the MAP weights (eq. 4.6);
+ *   ZETA_EBP_P_Z  mu/sigma of the last layer: the same decisions as EBP-P, without its saturation at +-1.
+ * Decisions: +1/-1 (sign, +1 at 0) for one output, the argmax class index for K outputs.
+ * Cost: P = number of weights (sum of fan-in x fan-out over the layers); training and scoring cost O(n P)
+ * (binary weights about 2x real); the first layer touches only non-zero inputs.
+ * ------------------------------------------------------------------------------------------------------- */
+
+#define ZETA_EBP_P 0
+#define ZETA_EBP_D 1
+#define ZETA_EBP_P_Z 2
+
+typedef struct zeta_ebp zeta_ebp;
+
+/* A net with the given layer sizes (n_inputs, n_outputs > 0; 0 <= n_hidden_layers <= 8 entries of hidden_sizes,
+ * each > 0; hidden_sizes may be NULL when n_hidden_layers is 0). opts (may be NULL: every default) is read for
+ * ebp_binary_weights, ebp_init_variance and seed; seed draws the initial weights and orders shuffled epochs
+ * (two separate streams). Too large to allocate: ZETA_ERR_MEMORY. Cost O(P). */
+ZETA_API zeta_status zeta_ebp_new(int32_t n_inputs, const int32_t *hidden_sizes, int32_t n_hidden_layers,
+                                  int32_t n_outputs, const zeta_options *opts, zeta_ebp **out);
+ZETA_API void zeta_ebp_free(zeta_ebp *ebp);
+/* An independent copy (weights, example count, epoch generator). Cost O(P). */
+ZETA_API zeta_status zeta_ebp_clone(const zeta_ebp *ebp, zeta_ebp **out);
+/* Any output may be NULL when not wanted (not all). O(1). */
+ZETA_API zeta_status zeta_ebp_shape(const zeta_ebp *ebp, int32_t *n_inputs, int32_t *n_hidden_layers,
+                                    int32_t *n_outputs);
+/* The hidden layer sizes; capacity >= n_hidden_layers (hidden_sizes may be NULL when it is 0). O(1). */
+ZETA_API zeta_status zeta_ebp_hidden_sizes(const zeta_ebp *ebp, int32_t *hidden_sizes, int32_t capacity);
+/* 1 for binary weights, 0 for real. O(1). */
+ZETA_API zeta_status zeta_ebp_binary_weights(const zeta_ebp *ebp, int32_t *binary);
+/* Training examples seen so far. O(1). */
+ZETA_API zeta_status zeta_ebp_examples_seen(const zeta_ebp *ebp, int64_t *examples);
+
+/* One EBP update from a mini-batch: x is n_rows x n_inputs, labels has n_rows entries (see above). The paper
+ * uses mini-batches of 1 to 10 examples. An update that is not finite is not applied (ZETA_ERR_NUMERIC).
+ * Cost O(n P). */
+ZETA_API zeta_status zeta_ebp_train_batch(zeta_ebp *ebp, const double *x, const int32_t *labels, int64_t n_rows);
+/* n_epochs passes over the data (x: n_rows x n_inputs, labels: n_rows) in mini-batches of batch_size rows (the
+ * last of each epoch may be shorter), in row order (shuffle 0) or in a fresh random order each epoch drawn from
+ * the net's epoch generator (shuffle 1). The callback (may be NULL) runs after every mini-batch with stage
+ * "training", done = mini-batches so far, total = all of the call's, value NaN. Arguments are checked before
+ * any update; on cancellation, or an update that is not finite (ZETA_ERR_NUMERIC, that update not applied),
+ * the finished mini-batches are kept. Cost O(n_epochs n P) plus O(n n_inputs) for a copy of the data. */
+ZETA_API zeta_status zeta_ebp_train_epochs(zeta_ebp *ebp, const double *x, const int32_t *labels, int64_t n_rows,
+                                           int64_t batch_size, int32_t n_epochs, int32_t shuffle,
+                                           zeta_progress_fn progress, void *user_data);
+/* The chosen output (ZETA_EBP_P, ZETA_EBP_D or ZETA_EBP_P_Z) for n_rows rows of x; out is n_rows x n_outputs.
+ * Cost O(n P). */
+ZETA_API zeta_status zeta_ebp_scores(const zeta_ebp *ebp, const double *x, int64_t n_rows, int32_t output,
+                                     double *out);
+/* Decisions of EBP-P (ZETA_EBP_P or ZETA_EBP_P_Z) or EBP-D (ZETA_EBP_D); labels receives n_rows entries.
+ * Cost O(n P). */
+ZETA_API zeta_status zeta_ebp_predict(const zeta_ebp *ebp, const double *x, int64_t n_rows, int32_t output,
+                                      int32_t *labels);
+/* Fraction of the n_rows examples whose decision differs from the label (with one output, 0 counts as -1).
+ * Cost O(n P). */
+ZETA_API zeta_status zeta_ebp_error_rate(const zeta_ebp *ebp, const double *x, const int32_t *labels,
+                                         int64_t n_rows, int32_t output, double *error_rate);
+
+/* Model files and bytes: the container of zeta_rbm_save (kind EBP) holding the layer sizes, options, example
+ * count and every weight field and bias; the same rules (atomic save, ZETA_ERR_FORMAT for truncated, corrupt,
+ * foreign or newer-version data, ZETA_ERR_IO for an unreadable file, size query with buffer NULL). A loaded
+ * net's epoch generator starts as a new net's with the same seed. Cost O(P) plus the I/O. */
+ZETA_API zeta_status zeta_ebp_save(const zeta_ebp *ebp, const char *path);
+ZETA_API zeta_status zeta_ebp_load(const char *path, zeta_ebp **out);
+ZETA_API zeta_status zeta_ebp_to_bytes(const zeta_ebp *ebp, uint8_t *buffer, int64_t capacity, int64_t *size);
+ZETA_API zeta_status zeta_ebp_from_bytes(const uint8_t *data, int64_t size, zeta_ebp **out);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Many-class softmax regression trained by sampled normalisation (Barber & Botev, "Dealing with a large number
+ * of classes"): p(c|x) = exp(s_c) / sum_d exp(s_d), s_c = w_c'h(x) (+ b_c with softmax_bias), h(x) = x or a
+ * tanh hidden layer (softmax_hidden). Training: mini-batch gradient ascent with momentum on the batch mean of the
+ * objective chosen by option softmax_method:
+ *   ZETA_SOFTMAX_EXACT              log p(c|x), every class scored: O(C F) per example
+ *   ZETA_SOFTMAX_IMPORTANCE         normaliser estimated with the true class plus K importance samples from q
+ *   ZETA_SOFTMAX_BERNOULLI          ... plus classes included independently with probability f(c)^alpha_n,
+ *                                   alpha_n solved so that K are expected
+ *   ZETA_SOFTMAX_RANKING            log sigmoid(s_true - s_negative - m), K uniform negatives
+ *                                   (m: softmax_ranking_margin)
+ *   ZETA_SOFTMAX_NEGATIVE_SAMPLING  log sigmoid(s_true) + mean log sigmoid(-s_negative), negatives from q
+ *   ZETA_SOFTMAX_NCE                noise-contrastive estimation with z = 1, noise from q
+ *   ZETA_SOFTMAX_BLACKOUT           BlackOut, negatives from Q = q
+ * f(c) is the smoothed class frequency of the counts given to zeta_softmax_set_class_counts (uniform until
+ * then) and q(c) is proportional to f(c)^softmax_proposal_power. The sampled methods cost O(K F) per example
+ * (Bernoulli O(K F + log C)), independent of C; evaluation (probabilities, log-likelihood, predict) is exact,
+ * O(C F) per row. Labels are class indices 0..n_classes-1; features are finite reals. F = n_features, or the
+ * hidden units (plus O(H n_features) per example for the hidden layer).
+ * ------------------------------------------------------------------------------------------------------- */
+
+#define ZETA_SOFTMAX_EXACT 0
+#define ZETA_SOFTMAX_IMPORTANCE 1
+#define ZETA_SOFTMAX_BERNOULLI 2
+#define ZETA_SOFTMAX_RANKING 3
+#define ZETA_SOFTMAX_NEGATIVE_SAMPLING 4
+#define ZETA_SOFTMAX_NCE 5
+#define ZETA_SOFTMAX_BLACKOUT 6
+
+typedef struct zeta_softmax zeta_softmax;
+
+/* A classifier over n_classes >= 2 classes of rows of n_features > 0 values, configured by the softmax_* keys
+ * and seed of opts (may be NULL: every default). seed draws the initial weights and the negatives (one
+ * stream) and orders shuffled epochs (another). A sampled method needs softmax_negatives < n_classes.
+ * Too large to allocate: ZETA_ERR_MEMORY. Cost O(C F). */
+ZETA_API zeta_status zeta_softmax_new(int32_t n_features, int32_t n_classes, const zeta_options *opts,
+                                      zeta_softmax **out);
+ZETA_API void zeta_softmax_free(zeta_softmax *softmax);
+/* An independent copy (parameters, momentum, class counts, generators). Cost O(C F). */
+ZETA_API zeta_status zeta_softmax_clone(const zeta_softmax *softmax, zeta_softmax **out);
+/* Either output may be NULL when not wanted (not both). O(1). */
+ZETA_API zeta_status zeta_softmax_shape(const zeta_softmax *softmax, int32_t *n_features, int32_t *n_classes);
+/* Updates done so far. O(1). */
+ZETA_API zeta_status zeta_softmax_steps(const zeta_softmax *softmax, int64_t *steps);
+/* Class counts (n_classes entries >= 0, typically of the training labels) for the proposal and Bernoulli
+ * distributions; n_classes must be the classifier's. Cost O(C log C). */
+ZETA_API zeta_status zeta_softmax_set_class_counts(zeta_softmax *softmax, const int64_t *counts, int32_t n_classes);
+
+/* One momentum update from a mini-batch (x: n_rows x n_features, labels: n_rows). objective (may be NULL)
+ * receives the batch mean of the method's objective before the update (for ZETA_SOFTMAX_EXACT the mean
+ * log-likelihood). An update that is not finite or would take a parameter beyond 1e300 is not applied
+ * (ZETA_ERR_NUMERIC; the negatives drawn for it are used up). Cost O(n K F) (exact: O(n C F)). */
+ZETA_API zeta_status zeta_softmax_train_batch(zeta_softmax *softmax, const double *x, const int32_t *labels,
+                                              int64_t n_rows, double *objective);
+/* n_epochs passes over the data in mini-batches of batch_size rows, in row order (shuffle 0) or a fresh random
+ * order each epoch (shuffle 1), exactly as zeta_ebp_train_epochs; the callback's value is the mini-batch's
+ * objective. Cost O(n_epochs n K F) plus O(n n_features) for a copy of the data. */
+ZETA_API zeta_status zeta_softmax_train_epochs(zeta_softmax *softmax, const double *x, const int32_t *labels,
+                                               int64_t n_rows, int64_t batch_size, int32_t n_epochs, int32_t shuffle,
+                                               zeta_progress_fn progress, void *user_data);
+
+/* Exact class probabilities p(c|x) (or their logarithms, which do not underflow) of n_rows rows: out is
+ * n_rows x n_classes. Cost O(n C F). */
+ZETA_API zeta_status zeta_softmax_probabilities(const zeta_softmax *softmax, const double *x, int64_t n_rows,
+                                                double *out);
+ZETA_API zeta_status zeta_softmax_log_probabilities(const zeta_softmax *softmax, const double *x, int64_t n_rows,
+                                                    double *out);
+/* argmax_c p(c|x) of each row; labels receives n_rows entries. Cost O(n C F). */
+ZETA_API zeta_status zeta_softmax_predict(const zeta_softmax *softmax, const double *x, int64_t n_rows,
+                                          int32_t *labels);
+/* The exact mean log-likelihood (1/n) sum log p(label|x) of a labelled data set. Cost O(n C F). */
+ZETA_API zeta_status zeta_softmax_log_likelihood(const zeta_softmax *softmax, const double *x, const int32_t *labels,
+                                                 int64_t n_rows, double *mean);
+/* Fraction of rows whose argmax class is not the label. Cost O(n C F). */
+ZETA_API zeta_status zeta_softmax_error_rate(const zeta_softmax *softmax, const double *x, const int32_t *labels,
+                                             int64_t n_rows, double *error_rate);
+
+/* Model files and bytes: the container of zeta_rbm_save (kind softmax) holding the options, parameters,
+ * momentum, class counts, update count and the sampling generator's state, so a loaded classifier trains on
+ * exactly as the saved one would; the same rules as zeta_rbm_save/load/to_bytes/from_bytes. A loaded
+ * classifier's epoch generator starts as a new one's with the same seed. Cost O(C F) plus the I/O. */
+ZETA_API zeta_status zeta_softmax_save(const zeta_softmax *softmax, const char *path);
+ZETA_API zeta_status zeta_softmax_load(const char *path, zeta_softmax **out);
+ZETA_API zeta_status zeta_softmax_to_bytes(const zeta_softmax *softmax, uint8_t *buffer, int64_t capacity,
+                                           int64_t *size);
+ZETA_API zeta_status zeta_softmax_from_bytes(const uint8_t *data, int64_t size, zeta_softmax **out);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -2,6 +2,7 @@
 // guard(), which turns every exception into a status plus a thread-local message. No algorithm lives here.
 #include "zeta.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -11,13 +12,16 @@
 #include <new>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "zeta/data.hpp"
+#include "zeta/ebp.hpp"
 #include "zeta/error.hpp"
 #include "zeta/estimators.hpp"
 #include "zeta/io.hpp"
 #include "zeta/rbm.hpp"
 #include "zeta/sampler.hpp"
+#include "zeta/softmax.hpp"
 #include "zeta/trainer.hpp"
 #include "zeta/tracker.hpp"
 
@@ -138,6 +142,10 @@ zeta::ProgressCallback adapt(zeta_progress_fn fn, void* user) {
 
 enum class Kind { kReal, kInt, kBool };
 
+// The handle kinds an option applies to. Each *_new rejects a key that was set but does not apply to it, so
+// that an option meant for one model never silently does nothing on another.
+enum : unsigned { kForTrainer = 1u, kForEbp = 2u, kForSoftmax = 4u, kForAll = 7u };
+
 struct Key {
   const char* name;
   double default_value;
@@ -146,28 +154,44 @@ struct Key {
   double max;
   bool min_exclusive;
   bool max_exclusive;
+  unsigned applies_to;
 };
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kIntMax = 2147483647.0;
 
-// Defaults mirror zeta::TrainerConfig; the header's table documents them.
+// Defaults mirror zeta::TrainerConfig, zeta::EbpConfig and zeta::SoftmaxConfig; the header's table documents them.
 constexpr Key kKeys[] = {
-    {"learning_rate", 1e-3, Kind::kReal, 0.0, kInf, true, false},
-    {"lr_decay", 0.0, Kind::kReal, 0.0, kInf, false, false},
-    {"momentum", 0.0, Kind::kReal, 0.0, 1.0, false, true},
-    {"weight_decay", 0.0, Kind::kReal, 0.0, kInf, false, false},
-    {"method", 2.0, Kind::kInt, 0.0, 2.0, false, false},
-    {"gibbs_steps", 1.0, Kind::kInt, 1.0, kIntMax, false, false},
-    {"n_temperatures", 10.0, Kind::kInt, 2.0, kIntMax, false, false},
-    {"chains_per_temperature", 10.0, Kind::kInt, 1.0, kIntMax, false, false},
-    {"tempering", 0.0, Kind::kInt, 0.0, 1.0, false, false},
-    {"adaptive_tempering", 0.0, Kind::kBool, 0.0, 1.0, false, false},
-    {"adapt_interval", 200.0, Kind::kInt, 1.0, kIntMax, false, false},
-    {"adapt_damping", 0.5, Kind::kReal, 0.0, 1.0, true, false},
-    {"single_precision", 1.0, Kind::kBool, 0.0, 1.0, false, false},
-    {"seed", 0.0, Kind::kInt, 0.0, 9007199254740992.0, false, false},
-    {"tracker_sigma_b2", 1e-3, Kind::kReal, 0.0, kInf, true, false},
+    {"learning_rate", 1e-3, Kind::kReal, 0.0, kInf, true, false, kForTrainer},
+    {"lr_decay", 0.0, Kind::kReal, 0.0, kInf, false, false, kForTrainer},
+    {"momentum", 0.0, Kind::kReal, 0.0, 1.0, false, true, kForTrainer},
+    {"weight_decay", 0.0, Kind::kReal, 0.0, kInf, false, false, kForTrainer},
+    {"method", 2.0, Kind::kInt, 0.0, 2.0, false, false, kForTrainer},
+    {"gibbs_steps", 1.0, Kind::kInt, 1.0, kIntMax, false, false, kForTrainer},
+    {"n_temperatures", 10.0, Kind::kInt, 2.0, kIntMax, false, false, kForTrainer},
+    {"chains_per_temperature", 10.0, Kind::kInt, 1.0, kIntMax, false, false, kForTrainer},
+    {"tempering", 0.0, Kind::kInt, 0.0, 1.0, false, false, kForTrainer},
+    {"adaptive_tempering", 0.0, Kind::kBool, 0.0, 1.0, false, false, kForTrainer},
+    {"adapt_interval", 200.0, Kind::kInt, 1.0, kIntMax, false, false, kForTrainer},
+    {"adapt_damping", 0.5, Kind::kReal, 0.0, 1.0, true, false, kForTrainer},
+    {"single_precision", 1.0, Kind::kBool, 0.0, 1.0, false, false, kForTrainer},
+    {"seed", 0.0, Kind::kInt, 0.0, 9007199254740992.0, false, false, kForAll},
+    {"tracker_sigma_b2", 1e-3, Kind::kReal, 0.0, kInf, true, false, kForTrainer},
+    {"ebp_binary_weights", 1.0, Kind::kBool, 0.0, 1.0, false, false, kForEbp},
+    {"ebp_init_variance", 1.0, Kind::kReal, 0.0, kInf, false, false, kForEbp},
+    {"softmax_method", 2.0, Kind::kInt, 0.0, 6.0, false, false, kForSoftmax},
+    {"softmax_negatives", 20.0, Kind::kInt, 1.0, kIntMax, false, false, kForSoftmax},
+    {"softmax_learning_rate", 0.01, Kind::kReal, 0.0, kInf, true, false, kForSoftmax},
+    {"softmax_momentum", 0.9, Kind::kReal, 0.0, 1.0, false, true, kForSoftmax},
+    {"softmax_proposal_power", 1.0, Kind::kReal, 0.0, kInf, false, false, kForSoftmax},
+    // NaN until set: the ranking margin log(C - 1); a set value may be any finite number.
+    {"softmax_ranking_margin", std::numeric_limits<double>::quiet_NaN(), Kind::kReal, -kInf, kInf, true, true,
+     kForSoftmax},
+    {"softmax_frequency_smoothing", 1.0, Kind::kReal, 0.0, kInf, true, false, kForSoftmax},
+    {"softmax_init_sd", 0.01, Kind::kReal, 0.0, kInf, false, false, kForSoftmax},
+    {"softmax_hidden", 0.0, Kind::kInt, 0.0, kIntMax, false, false, kForSoftmax},
+    {"softmax_bias", 0.0, Kind::kBool, 0.0, 1.0, false, false, kForSoftmax},
+    {"softmax_dense_updates", 0.0, Kind::kBool, 0.0, 1.0, false, false, kForSoftmax},
 };
 constexpr int kKeyCount = static_cast<int>(sizeof(kKeys) / sizeof(kKeys[0]));
 
@@ -188,8 +212,22 @@ std::string number(double x) {
 
 struct zeta_options {
   double values[kKeyCount];
+  bool set[kKeyCount];  // set by zeta_options_set (to check that every set key applies to the handle made)
   double get(const char* name) const { return values[key_index(name)]; }
 };
+
+namespace {
+
+// Rejects options that were set but do not apply to the kind of handle being created.
+void check_applies(const zeta_options* o, unsigned kind, const char* what) {
+  if (o == nullptr) return;
+  for (int i = 0; i < kKeyCount; ++i) {
+    if (o->set[i] && (kKeys[i].applies_to & kind) == 0u)
+      fail(std::string("option '") + kKeys[i].name + "' was set but does not apply to " + what);
+  }
+}
+
+}  // namespace
 
 namespace {
 
@@ -519,7 +557,10 @@ ZETA_API zeta_status zeta_options_new(zeta_options** out) {
   return guard(__func__, [&] {
     need(out, "out");
     auto o = std::make_unique<zeta_options>();
-    for (int i = 0; i < kKeyCount; ++i) o->values[i] = kKeys[i].default_value;
+    for (int i = 0; i < kKeyCount; ++i) {
+      o->values[i] = kKeys[i].default_value;
+      o->set[i] = false;
+    }
     *out = o.release();
   });
 }
@@ -541,6 +582,7 @@ ZETA_API zeta_status zeta_options_set(zeta_options* opts, const char* key, doubl
       fail(what + "must lie in " + (k.min_exclusive ? "(" : "[") + number(k.min) + ", " + number(k.max) +
            (k.max_exclusive ? ")" : "]") + ", got " + number(value));
     opts->values[i] = value;
+    opts->set[i] = true;
   });
 }
 
@@ -565,6 +607,7 @@ ZETA_API zeta_status zeta_trainer_new(zeta_rbm* rbm, const zeta_options* opts, z
     need(rbm, "rbm");
     need(opts, "opts");
     need(out, "out");
+    check_applies(opts, kForTrainer, "a trainer");
     const zeta::TrainerConfig config = trainer_config(*opts);
     auto t = std::make_unique<zeta_trainer>();
     t->rbm = rbm;
@@ -758,6 +801,558 @@ ZETA_API zeta_status zeta_data_default_labels(int32_t split, int32_t* labels, in
     const auto n = static_cast<std::int64_t>(d.labels.size());
     if (capacity < n) fail("capacity " + std::to_string(capacity) + " is too small, " + std::to_string(n) + " needed");
     for (std::int64_t i = 0; i < n; ++i) labels[i] = d.labels[static_cast<std::size_t>(i)];
+  });
+}
+
+}  // extern "C"
+
+// ---- classifiers: shared helpers ----------------------------------------------------------------------------
+
+namespace {
+
+// Labels of n_rows examples: class indices 0..n_classes-1, or for a single output (n_classes == 1 here means
+// "one +/-1 output") -1, 0 or +1, where 0 is read as -1.
+std::vector<int> read_labels(const int32_t* labels, std::int64_t n_rows, int n_classes, bool sign_labels,
+                             const char* name) {
+  need(labels, name);
+  std::vector<int> out(static_cast<std::size_t>(n_rows));
+  for (std::int64_t i = 0; i < n_rows; ++i) {
+    const int32_t c = labels[i];
+    if (sign_labels) {
+      if (c != -1 && c != 0 && c != 1)
+        fail(std::string(name) + "[" + std::to_string(i) + "] is " + std::to_string(c) +
+             "; a one-output net needs labels -1 or +1 (0 is read as -1)");
+    } else if (c < 0 || c >= n_classes) {
+      fail(std::string(name) + "[" + std::to_string(i) + "] is " + std::to_string(c) + ", outside [0, " +
+           std::to_string(n_classes) + ")");
+    }
+    out[static_cast<std::size_t>(i)] = c;
+  }
+  return out;
+}
+
+// The mini-batches of an epoch helper: rows visited in order (or shuffled by rng), batch_size at a time, the last
+// batch of an epoch possibly shorter.
+struct EpochPlan {
+  std::int64_t n_rows;
+  std::int64_t batch_size;
+  std::int32_t n_epochs;
+  std::int64_t batches_per_epoch() const { return (n_rows + batch_size - 1) / batch_size; }
+  std::int64_t total() const { return batches_per_epoch() * n_epochs; }
+};
+
+void check_epoch_args(std::int64_t n_rows, std::int64_t batch_size, std::int32_t n_epochs, std::int32_t shuffle) {
+  need_positive(n_rows, "n_rows");
+  need_positive(batch_size, "batch_size");
+  need_positive(n_epochs, "n_epochs");
+  if (shuffle != 0 && shuffle != 1) fail("shuffle must be 0 or 1, got " + std::to_string(shuffle));
+}
+
+// Runs plan's batches: for each, step(rows) then the callback (stage "training", done = batches so far,
+// value = value_of_step). Cancellation throws kCancelled after the finished batches.
+template <class Step>
+void run_epochs(const EpochPlan& plan, bool shuffle, zeta::Rng& order_rng, zeta_progress_fn progress,
+                void* user_data, Step&& step) {
+  std::vector<std::int64_t> order(static_cast<std::size_t>(plan.n_rows));
+  std::vector<std::int64_t> rows;
+  std::int64_t done = 0;
+  const std::int64_t total = plan.total();
+  for (std::int32_t epoch = 0; epoch < plan.n_epochs; ++epoch) {
+    for (std::int64_t i = 0; i < plan.n_rows; ++i) order[static_cast<std::size_t>(i)] = i;
+    if (shuffle) order_rng.shuffle(order);
+    for (std::int64_t at = 0; at < plan.n_rows; at += plan.batch_size) {
+      const std::int64_t n = std::min(plan.batch_size, plan.n_rows - at);
+      rows.assign(order.begin() + at, order.begin() + at + n);
+      const double value = step(rows);
+      ++done;
+      if (progress != nullptr) {
+        zeta_progress p;
+        p.stage = "training";
+        p.done = done;
+        p.total = total;
+        p.value = value;
+        if (progress(&p, user_data) != 0)
+          fail("training cancelled by the progress callback after " + std::to_string(done) + " of " +
+                   std::to_string(total) + " mini-batches",
+               ErrorCode::kCancelled);
+      }
+    }
+  }
+}
+
+void check_path(const char* path) {
+  need(path, "path");
+  if (*path == '\0') fail("path is empty");
+}
+
+void bytes_out(const zeta::Bytes& bytes, uint8_t* buffer, int64_t capacity, int64_t* size) {
+  const auto needed = static_cast<std::int64_t>(bytes.size());
+  *size = needed;  // documented: always written, so that a too-small call tells the caller what to allocate
+  if (buffer == nullptr) return;
+  if (capacity < needed)
+    fail("capacity " + std::to_string(capacity) + " is too small, " + std::to_string(needed) + " bytes needed");
+  std::memcpy(buffer, bytes.data(), bytes.size());
+}
+
+void check_bytes_args(const uint8_t* buffer, int64_t capacity, const int64_t* size) {
+  need(size, "size");
+  if (capacity < 0) fail("capacity must be >= 0, got " + std::to_string(capacity));
+  if (buffer == nullptr && capacity != 0) fail("buffer is NULL but capacity is " + std::to_string(capacity));
+}
+
+std::uint64_t seed_of(const zeta_options* o) { return o == nullptr ? 0 : static_cast<std::uint64_t>(o->get("seed")); }
+
+// The generator that orders epochs: a stream separate from the one the model initialises (and samples) with.
+zeta::Rng order_generator(std::uint64_t seed) { return zeta::Rng(seed).split(); }
+
+}  // namespace
+
+// ---- EBP ------------------------------------------------------------------------------------------------------
+
+struct zeta_ebp {
+  zeta::Ebp model;
+  zeta::Rng order_rng;
+};
+
+namespace {
+
+const zeta::Ebp& ebp_of(const zeta_ebp* h) {
+  need(h, "ebp");
+  return h->model;
+}
+
+bool ebp_sign_labels(const zeta::Ebp& m) { return m.n_outputs() == 1; }
+
+zeta::EbpOutput ebp_output(int32_t output) {
+  if (output == ZETA_EBP_P || output == ZETA_EBP_P_Z) return zeta::EbpOutput::kProbabilistic;
+  if (output == ZETA_EBP_D) return zeta::EbpOutput::kDeterministic;
+  fail("output must be ZETA_EBP_P (0), ZETA_EBP_D (1) or ZETA_EBP_P_Z (2), got " + std::to_string(output));
+}
+
+MatrixD select_rows(const MatrixD& x, const std::vector<std::int64_t>& rows) { return zeta::dense_select_rows(x, rows); }
+
+std::vector<int> select_labels(const std::vector<int>& labels, const std::vector<std::int64_t>& rows) {
+  std::vector<int> out(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) out[i] = labels[static_cast<std::size_t>(rows[i])];
+  return out;
+}
+
+}  // namespace
+
+extern "C" {
+
+ZETA_API zeta_status zeta_ebp_new(int32_t n_inputs, const int32_t* hidden_sizes, int32_t n_hidden_layers,
+                                  int32_t n_outputs, const zeta_options* opts, zeta_ebp** out) {
+  return guard(__func__, [&] {
+    need(out, "out");
+    need_positive(n_inputs, "n_inputs");
+    need_positive(n_outputs, "n_outputs");
+    if (n_hidden_layers < 0 || n_hidden_layers > zeta::kEbpMaxHiddenLayers)
+      fail("n_hidden_layers must lie in [0, " + std::to_string(zeta::kEbpMaxHiddenLayers) + "], got " +
+           std::to_string(n_hidden_layers));
+    if (n_hidden_layers > 0) need(hidden_sizes, "hidden_sizes");
+    check_applies(opts, kForEbp, "an EBP net");
+    zeta::EbpConfig c;
+    c.n_inputs = n_inputs;
+    c.n_outputs = n_outputs;
+    c.n_hidden_layers = n_hidden_layers;
+    for (int i = 0; i < zeta::kEbpMaxHiddenLayers; ++i) c.hidden[i] = 0;
+    for (int i = 0; i < n_hidden_layers; ++i) {
+      if (hidden_sizes[i] <= 0)
+        fail("hidden_sizes[" + std::to_string(i) + "] must be positive, got " + std::to_string(hidden_sizes[i]));
+      c.hidden[i] = hidden_sizes[i];
+    }
+    if (opts != nullptr) {
+      c.weights = static_cast<std::int32_t>(opts->get("ebp_binary_weights") != 0.0 ? zeta::EbpWeights::kBinary
+                                                                                  : zeta::EbpWeights::kReal);
+      c.init_variance = opts->get("ebp_init_variance");
+    }
+    c.seed = seed_of(opts);
+    auto h = std::make_unique<zeta_ebp>(zeta_ebp{zeta::Ebp(c), order_generator(c.seed)});
+    *out = h.release();
+  });
+}
+
+ZETA_API void zeta_ebp_free(zeta_ebp* ebp) { delete ebp; }
+
+ZETA_API zeta_status zeta_ebp_clone(const zeta_ebp* ebp, zeta_ebp** out) {
+  return guard(__func__, [&] {
+    need(ebp, "ebp");
+    need(out, "out");
+    *out = std::make_unique<zeta_ebp>(*ebp).release();
+  });
+}
+
+ZETA_API zeta_status zeta_ebp_shape(const zeta_ebp* ebp, int32_t* n_inputs, int32_t* n_hidden_layers,
+                                    int32_t* n_outputs) {
+  return guard(__func__, [&] {
+    const zeta::Ebp& m = ebp_of(ebp);
+    if (n_inputs == nullptr && n_hidden_layers == nullptr && n_outputs == nullptr)
+      fail("n_inputs, n_hidden_layers and n_outputs are all NULL");
+    if (n_inputs != nullptr) *n_inputs = m.n_inputs();
+    if (n_hidden_layers != nullptr) *n_hidden_layers = m.config().n_hidden_layers;
+    if (n_outputs != nullptr) *n_outputs = m.n_outputs();
+  });
+}
+
+ZETA_API zeta_status zeta_ebp_hidden_sizes(const zeta_ebp* ebp, int32_t* hidden_sizes, int32_t capacity) {
+  return guard(__func__, [&] {
+    const zeta::Ebp& m = ebp_of(ebp);
+    const int n = m.config().n_hidden_layers;
+    if (n == 0) return;  // nothing to write; hidden_sizes may be NULL
+    need(hidden_sizes, "hidden_sizes");
+    if (capacity < n) fail("capacity " + std::to_string(capacity) + " is too small, " + std::to_string(n) + " needed");
+    for (int i = 0; i < n; ++i) hidden_sizes[i] = m.config().hidden[i];
+  });
+}
+
+ZETA_API zeta_status zeta_ebp_binary_weights(const zeta_ebp* ebp, int32_t* binary) {
+  return guard(__func__, [&] {
+    const zeta::Ebp& m = ebp_of(ebp);
+    need(binary, "binary");
+    *binary = m.weights() == zeta::EbpWeights::kBinary ? 1 : 0;
+  });
+}
+
+ZETA_API zeta_status zeta_ebp_examples_seen(const zeta_ebp* ebp, int64_t* examples) {
+  return guard(__func__, [&] {
+    const zeta::Ebp& m = ebp_of(ebp);
+    need(examples, "examples");
+    *examples = m.examples_seen();
+  });
+}
+
+ZETA_API zeta_status zeta_ebp_train_batch(zeta_ebp* ebp, const double* x, const int32_t* labels, int64_t n_rows) {
+  return guard(__func__, [&] {
+    const zeta::Ebp& m = ebp_of(ebp);
+    const MatrixD xs = read_rows(x, n_rows, m.n_inputs(), "x", false);
+    const std::vector<int> ls = read_labels(labels, n_rows, m.n_outputs(), ebp_sign_labels(m), "labels");
+    // The core checks everything before it changes anything, so a failure leaves the net as it was.
+    ebp->model.train_batch(xs, zeta::Ebp::targets(ls, m.n_outputs()));
+  });
+}
+
+ZETA_API zeta_status zeta_ebp_train_epochs(zeta_ebp* ebp, const double* x, const int32_t* labels, int64_t n_rows,
+                                           int64_t batch_size, int32_t n_epochs, int32_t shuffle,
+                                           zeta_progress_fn progress, void* user_data) {
+  return guard(__func__, [&] {
+    const zeta::Ebp& m = ebp_of(ebp);
+    check_epoch_args(n_rows, batch_size, n_epochs, shuffle);
+    const MatrixD xs = read_rows(x, n_rows, m.n_inputs(), "x", false);
+    const std::vector<int> ls = read_labels(labels, n_rows, m.n_outputs(), ebp_sign_labels(m), "labels");
+    const int k = m.n_outputs();
+    run_epochs(EpochPlan{n_rows, batch_size, n_epochs}, shuffle != 0, ebp->order_rng, progress, user_data,
+               [&](const std::vector<std::int64_t>& rows) {
+                 ebp->model.train_batch(select_rows(xs, rows), zeta::Ebp::targets(select_labels(ls, rows), k));
+                 return std::nan("");
+               });
+  });
+}
+
+ZETA_API zeta_status zeta_ebp_scores(const zeta_ebp* ebp, const double* x, int64_t n_rows, int32_t output,
+                                     double* out) {
+  return guard(__func__, [&] {
+    const zeta::Ebp& m = ebp_of(ebp);
+    need(out, "out");
+    ebp_output(output);
+    const MatrixD xs = read_rows(x, n_rows, m.n_inputs(), "x", false);
+    const zeta::EbpScores s = m.scores(xs);
+    copy_out(output == ZETA_EBP_P ? s.probabilistic : output == ZETA_EBP_D ? s.deterministic : s.z, out);
+  });
+}
+
+ZETA_API zeta_status zeta_ebp_predict(const zeta_ebp* ebp, const double* x, int64_t n_rows, int32_t output,
+                                      int32_t* labels) {
+  return guard(__func__, [&] {
+    const zeta::Ebp& m = ebp_of(ebp);
+    need(labels, "labels");
+    const zeta::EbpOutput which = ebp_output(output);
+    const MatrixD xs = read_rows(x, n_rows, m.n_inputs(), "x", false);
+    const std::vector<int> p = m.predict(xs, which);
+    for (std::size_t i = 0; i < p.size(); ++i) labels[i] = p[i];
+  });
+}
+
+ZETA_API zeta_status zeta_ebp_error_rate(const zeta_ebp* ebp, const double* x, const int32_t* labels,
+                                         int64_t n_rows, int32_t output, double* error_rate) {
+  return guard(__func__, [&] {
+    const zeta::Ebp& m = ebp_of(ebp);
+    need(error_rate, "error_rate");
+    const zeta::EbpOutput which = ebp_output(output);
+    const MatrixD xs = read_rows(x, n_rows, m.n_inputs(), "x", false);
+    const std::vector<int> ls = read_labels(labels, n_rows, m.n_outputs(), ebp_sign_labels(m), "labels");
+    const std::vector<int> p = m.predict(xs, which);
+    std::int64_t wrong = 0;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      const int truth = ebp_sign_labels(m) ? (ls[i] > 0 ? 1 : -1) : ls[i];
+      wrong += p[i] != truth ? 1 : 0;
+    }
+    *error_rate = static_cast<double>(wrong) / static_cast<double>(n_rows);
+  });
+}
+
+ZETA_API zeta_status zeta_ebp_save(const zeta_ebp* ebp, const char* path) {
+  return guard(__func__, [&] {
+    const zeta::Ebp& m = ebp_of(ebp);
+    check_path(path);
+    m.save(path);
+  });
+}
+
+ZETA_API zeta_status zeta_ebp_load(const char* path, zeta_ebp** out) {
+  return guard(__func__, [&] {
+    check_path(path);
+    need(out, "out");
+    zeta::Ebp m = zeta::Ebp::load(path);
+    const std::uint64_t seed = m.config().seed;
+    *out = std::make_unique<zeta_ebp>(zeta_ebp{std::move(m), order_generator(seed)}).release();
+  });
+}
+
+ZETA_API zeta_status zeta_ebp_to_bytes(const zeta_ebp* ebp, uint8_t* buffer, int64_t capacity, int64_t* size) {
+  return guard(__func__, [&] {
+    const zeta::Ebp& m = ebp_of(ebp);
+    check_bytes_args(buffer, capacity, size);
+    bytes_out(m.serialize(), buffer, capacity, size);
+  });
+}
+
+ZETA_API zeta_status zeta_ebp_from_bytes(const uint8_t* data, int64_t size, zeta_ebp** out) {
+  return guard(__func__, [&] {
+    need(data, "data");
+    need(out, "out");
+    need_positive(size, "size");
+    zeta::Ebp m = zeta::Ebp::deserialize(data, static_cast<std::size_t>(size));
+    const std::uint64_t seed = m.config().seed;
+    *out = std::make_unique<zeta_ebp>(zeta_ebp{std::move(m), order_generator(seed)}).release();
+  });
+}
+
+}  // extern "C"
+
+// ---- many-class softmax ---------------------------------------------------------------------------------------
+
+struct zeta_softmax {
+  zeta::SoftmaxClassifier model;
+  zeta::Rng order_rng;
+};
+
+namespace {
+
+const zeta::SoftmaxClassifier& softmax_of(const zeta_softmax* h) {
+  need(h, "softmax");
+  return h->model;
+}
+
+std::vector<int> softmax_labels(const zeta::SoftmaxClassifier& m, const int32_t* labels, std::int64_t n_rows) {
+  return read_labels(labels, n_rows, m.n_classes(), false, "labels");
+}
+
+zeta_softmax* new_softmax_handle(zeta::SoftmaxClassifier&& m) {
+  const std::uint64_t seed = m.config().seed;
+  return std::make_unique<zeta_softmax>(zeta_softmax{std::move(m), order_generator(seed)}).release();
+}
+
+}  // namespace
+
+extern "C" {
+
+ZETA_API zeta_status zeta_softmax_new(int32_t n_features, int32_t n_classes, const zeta_options* opts,
+                                      zeta_softmax** out) {
+  return guard(__func__, [&] {
+    need(out, "out");
+    need_positive(n_features, "n_features");
+    if (n_classes < 2) fail("n_classes must be at least 2, got " + std::to_string(n_classes));
+    check_applies(opts, kForSoftmax, "a softmax classifier");
+    zeta::SoftmaxConfig c;
+    c.n_inputs = n_features;
+    c.n_classes = n_classes;
+    if (opts != nullptr) {
+      c.method = static_cast<zeta::SoftmaxMethod>(static_cast<int>(opts->get("softmax_method")));
+      c.n_negatives = static_cast<int>(opts->get("softmax_negatives"));
+      c.learning_rate = opts->get("softmax_learning_rate");
+      c.momentum = opts->get("softmax_momentum");
+      c.proposal_power = opts->get("softmax_proposal_power");
+      c.ranking_margin = opts->get("softmax_ranking_margin");
+      c.frequency_smoothing = opts->get("softmax_frequency_smoothing");
+      c.init_sd = opts->get("softmax_init_sd");
+      c.n_hidden = static_cast<int>(opts->get("softmax_hidden"));
+      c.bias = opts->get("softmax_bias") != 0.0;
+      c.dense_updates = opts->get("softmax_dense_updates") != 0.0;
+    }
+    c.seed = seed_of(opts);
+    if (c.method != zeta::SoftmaxMethod::kExact && c.n_negatives >= n_classes)
+      fail("option 'softmax_negatives' (" + std::to_string(c.n_negatives) + ") must be smaller than n_classes (" +
+           std::to_string(n_classes) + ") for a sampled method");
+    try {
+      *out = new_softmax_handle(zeta::SoftmaxClassifier(c));
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kArgument) throw;
+      // e.g. a proposal power so large that f(c)^power underflows for every class
+      fail(std::string("the options give no valid classifier (check softmax_proposal_power and "
+                       "softmax_frequency_smoothing): ") + e.what());
+    }
+  });
+}
+
+ZETA_API void zeta_softmax_free(zeta_softmax* softmax) { delete softmax; }
+
+ZETA_API zeta_status zeta_softmax_clone(const zeta_softmax* softmax, zeta_softmax** out) {
+  return guard(__func__, [&] {
+    need(softmax, "softmax");
+    need(out, "out");
+    *out = std::make_unique<zeta_softmax>(*softmax).release();
+  });
+}
+
+ZETA_API zeta_status zeta_softmax_shape(const zeta_softmax* softmax, int32_t* n_features, int32_t* n_classes) {
+  return guard(__func__, [&] {
+    const zeta::SoftmaxClassifier& m = softmax_of(softmax);
+    if (n_features == nullptr && n_classes == nullptr) fail("n_features and n_classes are both NULL");
+    if (n_features != nullptr) *n_features = m.n_inputs();
+    if (n_classes != nullptr) *n_classes = m.n_classes();
+  });
+}
+
+ZETA_API zeta_status zeta_softmax_steps(const zeta_softmax* softmax, int64_t* steps) {
+  return guard(__func__, [&] {
+    const zeta::SoftmaxClassifier& m = softmax_of(softmax);
+    need(steps, "steps");
+    *steps = m.steps();
+  });
+}
+
+ZETA_API zeta_status zeta_softmax_set_class_counts(zeta_softmax* softmax, const int64_t* counts, int32_t n_classes) {
+  return guard(__func__, [&] {
+    const zeta::SoftmaxClassifier& m = softmax_of(softmax);
+    need(counts, "counts");
+    if (n_classes != m.n_classes())
+      fail("n_classes is " + std::to_string(n_classes) + ", the classifier has " + std::to_string(m.n_classes()));
+    std::vector<std::int64_t> c(counts, counts + n_classes);
+    for (int32_t i = 0; i < n_classes; ++i)
+      if (c[static_cast<std::size_t>(i)] < 0)
+        fail("counts[" + std::to_string(i) + "] is negative (" + std::to_string(c[static_cast<std::size_t>(i)]) + ")");
+    softmax->model.set_class_counts(c);
+  });
+}
+
+ZETA_API zeta_status zeta_softmax_train_batch(zeta_softmax* softmax, const double* x, const int32_t* labels,
+                                              int64_t n_rows, double* objective) {
+  return guard(__func__, [&] {
+    const zeta::SoftmaxClassifier& m = softmax_of(softmax);
+    const MatrixD xs = read_rows(x, n_rows, m.n_inputs(), "x", false);
+    const std::vector<int> ls = softmax_labels(m, labels, n_rows);
+    // Every argument is checked above; the core leaves the parameters as they were when an update diverges.
+    // (No copy of the model here: that would cost O(C F) per update, which the sampled methods avoid.)
+    const double value = softmax->model.train_batch(xs, ls);
+    if (objective != nullptr) *objective = value;
+  });
+}
+
+ZETA_API zeta_status zeta_softmax_train_epochs(zeta_softmax* softmax, const double* x, const int32_t* labels,
+                                               int64_t n_rows, int64_t batch_size, int32_t n_epochs, int32_t shuffle,
+                                               zeta_progress_fn progress, void* user_data) {
+  return guard(__func__, [&] {
+    const zeta::SoftmaxClassifier& m = softmax_of(softmax);
+    check_epoch_args(n_rows, batch_size, n_epochs, shuffle);
+    const MatrixD xs = read_rows(x, n_rows, m.n_inputs(), "x", false);
+    const std::vector<int> ls = softmax_labels(m, labels, n_rows);
+    run_epochs(EpochPlan{n_rows, batch_size, n_epochs}, shuffle != 0, softmax->order_rng, progress, user_data,
+               [&](const std::vector<std::int64_t>& rows) {
+                 return softmax->model.train_batch(select_rows(xs, rows), select_labels(ls, rows));
+               });
+  });
+}
+
+ZETA_API zeta_status zeta_softmax_log_probabilities(const zeta_softmax* softmax, const double* x, int64_t n_rows,
+                                                    double* out) {
+  return guard(__func__, [&] {
+    const zeta::SoftmaxClassifier& m = softmax_of(softmax);
+    need(out, "out");
+    const MatrixD xs = read_rows(x, n_rows, m.n_inputs(), "x", false);
+    element_count(n_rows, m.n_classes(), "out");
+    copy_out(m.log_prob(xs), out);
+  });
+}
+
+ZETA_API zeta_status zeta_softmax_probabilities(const zeta_softmax* softmax, const double* x, int64_t n_rows,
+                                                double* out) {
+  return guard(__func__, [&] {
+    const zeta::SoftmaxClassifier& m = softmax_of(softmax);
+    need(out, "out");
+    const MatrixD xs = read_rows(x, n_rows, m.n_inputs(), "x", false);
+    element_count(n_rows, m.n_classes(), "out");
+    copy_out(MatrixD(m.log_prob(xs).array().exp().matrix()), out);
+  });
+}
+
+ZETA_API zeta_status zeta_softmax_predict(const zeta_softmax* softmax, const double* x, int64_t n_rows,
+                                          int32_t* labels) {
+  return guard(__func__, [&] {
+    const zeta::SoftmaxClassifier& m = softmax_of(softmax);
+    need(labels, "labels");
+    const MatrixD xs = read_rows(x, n_rows, m.n_inputs(), "x", false);
+    const std::vector<int> p = m.predict(xs);
+    for (std::size_t i = 0; i < p.size(); ++i) labels[i] = p[i];
+  });
+}
+
+ZETA_API zeta_status zeta_softmax_log_likelihood(const zeta_softmax* softmax, const double* x, const int32_t* labels,
+                                                 int64_t n_rows, double* mean) {
+  return guard(__func__, [&] {
+    const zeta::SoftmaxClassifier& m = softmax_of(softmax);
+    need(mean, "mean");
+    const MatrixD xs = read_rows(x, n_rows, m.n_inputs(), "x", false);
+    const std::vector<int> ls = softmax_labels(m, labels, n_rows);
+    *mean = m.mean_log_likelihood(xs, ls);
+  });
+}
+
+ZETA_API zeta_status zeta_softmax_error_rate(const zeta_softmax* softmax, const double* x, const int32_t* labels,
+                                             int64_t n_rows, double* error_rate) {
+  return guard(__func__, [&] {
+    const zeta::SoftmaxClassifier& m = softmax_of(softmax);
+    need(error_rate, "error_rate");
+    const MatrixD xs = read_rows(x, n_rows, m.n_inputs(), "x", false);
+    const std::vector<int> ls = softmax_labels(m, labels, n_rows);
+    const std::vector<int> p = m.predict(xs);
+    std::int64_t wrong = 0;
+    for (std::size_t i = 0; i < p.size(); ++i) wrong += p[i] != ls[i] ? 1 : 0;
+    *error_rate = static_cast<double>(wrong) / static_cast<double>(n_rows);
+  });
+}
+
+ZETA_API zeta_status zeta_softmax_save(const zeta_softmax* softmax, const char* path) {
+  return guard(__func__, [&] {
+    const zeta::SoftmaxClassifier& m = softmax_of(softmax);
+    check_path(path);
+    m.save(path);
+  });
+}
+
+ZETA_API zeta_status zeta_softmax_load(const char* path, zeta_softmax** out) {
+  return guard(__func__, [&] {
+    check_path(path);
+    need(out, "out");
+    *out = new_softmax_handle(zeta::SoftmaxClassifier::load(path));
+  });
+}
+
+ZETA_API zeta_status zeta_softmax_to_bytes(const zeta_softmax* softmax, uint8_t* buffer, int64_t capacity,
+                                           int64_t* size) {
+  return guard(__func__, [&] {
+    const zeta::SoftmaxClassifier& m = softmax_of(softmax);
+    check_bytes_args(buffer, capacity, size);
+    bytes_out(m.serialize(), buffer, capacity, size);
+  });
+}
+
+ZETA_API zeta_status zeta_softmax_from_bytes(const uint8_t* data, int64_t size, zeta_softmax** out) {
+  return guard(__func__, [&] {
+    need(data, "data");
+    need(out, "out");
+    need_positive(size, "size");
+    *out = new_softmax_handle(zeta::SoftmaxClassifier::deserialize(data, static_cast<std::size_t>(size)));
   });
 }
 

@@ -141,7 +141,15 @@ Ebp::Ebp(const EbpConfig& config) : config_(config) {
 void Ebp::refresh_means(int l) {
   Layer& layer = layers_[static_cast<std::size_t>(l)];
   if (weights() == EbpWeights::kBinary) {
-    layer.mean = tanh_means(layer.h.array()).matrix();
+    if (l == 0) {
+      // Row by row, exactly as apply() updates the rows of the first layer: Eigen evaluates a row's leading
+      // unaligned entries with scalar exp and the rest with packet exp, which can differ in the last bit, so a
+      // whole-matrix refresh here would give a loaded (or new) net means that differ from a trained net's.
+      layer.mean.resize(layer.h.rows(), layer.h.cols());
+      for (Eigen::Index j = 0; j < layer.h.rows(); ++j) layer.mean.row(j) = tanh_means(layer.h.row(j).array());
+    } else {
+      layer.mean = tanh_means(layer.h.array()).matrix();
+    }
   } else {
     layer.mean.resize(0, 0);
   }

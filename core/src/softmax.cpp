@@ -402,8 +402,17 @@ void SoftmaxClassifier::set_class_frequencies(const std::vector<int>& labels) {
 void SoftmaxClassifier::set_class_counts(const std::vector<std::int64_t>& counts) {
   require(counts.size() == static_cast<std::size_t>(config_.n_classes), "softmax: need one count per class");
   for (std::int64_t n : counts) require(n >= 0, "softmax: class counts must be non-negative");
+  // Counts can still give frequencies the samplers refuse (e.g. one class so frequent that f rounds to 1): the
+  // classifier then keeps its previous counts and samplers.
+  std::vector<std::int64_t> previous = counts_;
   counts_ = counts;
-  rebuild_samplers();
+  try {
+    rebuild_samplers();
+  } catch (...) {
+    counts_ = std::move(previous);
+    rebuild_samplers();
+    throw;
+  }
 }
 
 double SoftmaxClassifier::proposal_probability(int c) const {
@@ -1056,7 +1065,20 @@ SoftmaxClassifier SoftmaxClassifier::deserialize(const std::uint8_t* data, std::
   const std::uint64_t words = 1 + 4 + 2 * C + 2 * (C * F + (c.bias ? C : 0) + H * D + H);
   if (in.remaining() != words * 8) throw bad("payload size does not match the shape");
 
-  SoftmaxClassifier model(c, NoInit{});
+  // A configuration can pass validation and still give no sampling distribution (e.g. f^proposal_power
+  // underflowing for every class): that is malformed data too.
+  auto no_samplers = [&](const Error& e) {
+    return bad(std::string("class counts give no valid sampling distribution: ") + e.what());
+  };
+  auto make = [&]() {
+    try {
+      return SoftmaxClassifier(c, NoInit{});
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::kArgument) throw no_samplers(e);
+      throw;
+    }
+  };
+  SoftmaxClassifier model = make();
   model.step_ = in.i64();
   if (model.step_ < 0) throw bad("negative update count");
   std::uint64_t state[4];
@@ -1068,7 +1090,12 @@ SoftmaxClassifier SoftmaxClassifier::deserialize(const std::uint8_t* data, std::
     if (n < 0) throw bad("negative class count");
   }
   model.counts_ = std::move(counts);
-  model.rebuild_samplers();
+  try {
+    model.rebuild_samplers();
+  } catch (const Error& e) {  // counts, smoothing and proposal power that no sampler accepts
+    if (e.code() == ErrorCode::kArgument) throw no_samplers(e);
+    throw;
+  }
   auto read = [&](auto& m) {
     in.f64s(m.data(), static_cast<std::size_t>(m.size()));
     if (!m.allFinite()) throw bad("non-finite parameter");

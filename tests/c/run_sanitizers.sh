@@ -40,6 +40,8 @@ run_tests() {  # $1: build dir, $2: label, rest: command prefix
   mkdir -p "$scratch"
   echo "== $label: test_capi"
   "$@" "$dir/test_capi" "$scratch"
+  echo "== $label: test_classifiers"
+  "$@" "$dir/test_classifiers" "$scratch"
   echo "== $label: test_dlopen"
   "$@" "$dir/test_dlopen" "$dir/libzeta.so" "$src/capi/zeta.exports" "$scratch"
   echo "== $label: dlopen_example"

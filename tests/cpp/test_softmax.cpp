@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <stdexcept>
@@ -592,6 +594,42 @@ TEST(Softmax, CorruptDataIsFormatError) {
   wrong_method[17] = 9;  // method = 9
   expect_format_error(wrap_payload(ObjectKind::kSoftmax, wrong_method));
   expect_format_error(wrap_payload(ObjectKind::kRbm, payload));
+  // A valid-looking configuration whose samplers cannot be built: q ∝ f^1e300 underflows to 0 for every class.
+  Bytes no_proposal = payload;
+  const double power = 1e300;
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &power, sizeof bits);
+  for (int i = 0; i < 8; ++i) no_proposal[41 + i] = static_cast<std::uint8_t>(bits >> (8 * i));  // proposal_power
+  expect_format_error(wrap_payload(ObjectKind::kSoftmax, no_proposal));
+}
+
+// Counts the samplers refuse (one class so frequent that its smoothed frequency rounds to 1) are an argument
+// error that leaves the classifier exactly as it was.
+TEST(Softmax, RefusedClassCountsLeaveTheClassifierUnchanged) {
+  SoftmaxConfig c;
+  c.n_inputs = 3;
+  c.n_classes = 4;
+  c.method = SoftmaxMethod::kBernoulli;
+  c.n_negatives = 2;
+  c.seed = 5;
+  SoftmaxClassifier a(c), b(c);
+  a.set_class_counts({1, 2, 3, 4});
+  b.set_class_counts({1, 2, 3, 4});
+  const Bytes before = a.serialize();
+  try {
+    a.set_class_counts({std::int64_t{1} << 62, 0, 0, 0});
+    ADD_FAILURE() << "refused counts were accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kArgument);
+  }
+  EXPECT_TRUE(a.serialize() == before);
+  EXPECT_TRUE(a.class_frequencies() == b.class_frequencies());
+  Rng rng(6);
+  const MatrixD x = random_matrix(8, 3, rng);
+  const std::vector<int> labels = random_labels(8, 4, rng);
+  a.train_batch(x, labels);
+  b.train_batch(x, labels);
+  EXPECT_TRUE(a.serialize() == b.serialize());
 }
 
 // A fresh directory under the system temporary directory, removed with its contents.

@@ -1,8 +1,9 @@
-// libFuzzer target: loading an RBM from untrusted bytes (what zeta_rbm_from_bytes and zeta_rbm_load call).
-// Properties checked on every input:
+// libFuzzer target: loading models from untrusted bytes (what zeta_rbm_from_bytes / zeta_rbm_load,
+// zeta_ebp_from_bytes / zeta_ebp_load and zeta_softmax_from_bytes / zeta_softmax_load call).
+// Properties checked on every input, for each of the three loaders:
 //   - the only failure is zeta::Error with code kFormat (anything else is a bug: the C API would report it as
-//     ZETA_ERR_INTERNAL, or crash);
-//   - an accepted input is a finite, consistently shaped model whose serialization gives back the same bytes.
+//     another status, ZETA_ERR_INTERNAL, or crash);
+//   - an accepted input is a consistent model whose serialization gives back the same bytes.
 // Build and short run: run_fuzz.sh (a CTest); seed corpus: corpus/ (make_corpus.py).
 #include <cstddef>
 #include <cstdint>
@@ -10,41 +11,66 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "zeta/ebp.hpp"
 #include "zeta/error.hpp"
 #include "zeta/io.hpp"
 #include "zeta/rbm.hpp"
+#include "zeta/softmax.hpp"
 
 namespace {
 
-// Most mutations of a whole file only hit the checksums, so inputs starting with 'P' are taken as a bare
-// payload and given a valid container first: that way the fuzzer also explores the payload parser.
-void check(const std::uint8_t* data, std::size_t size) {
-  zeta::Rbm rbm;
-  try {
-    rbm = zeta::deserialize_rbm(data, size);
-  } catch (const zeta::Error& e) {
-    if (e.code() != zeta::ErrorCode::kFormat) {
-      std::fprintf(stderr, "loading failed with code %d, not kFormat: %s\n", static_cast<int>(e.code()), e.what());
-      std::abort();
-    }
-    return;
-  }
-  rbm.validate();  // throws (and so aborts the fuzzer) if an accepted model is inconsistent
-  const zeta::Bytes again = zeta::serialize_rbm(rbm);
+void same_bytes(const zeta::Bytes& again, const std::uint8_t* data, std::size_t size, const char* what) {
   if (again.size() != size || std::memcmp(again.data(), data, size) != 0) {
-    std::fprintf(stderr, "accepted bytes do not serialize back to themselves\n");
+    std::fprintf(stderr, "accepted %s bytes do not serialize back to themselves\n", what);
     std::abort();
   }
 }
 
+// Runs load(), which must either succeed and round-trip or throw Error(kFormat).
+template <class Load>
+void check(const char* what, Load&& load) {
+  try {
+    load();
+  } catch (const zeta::Error& e) {
+    if (e.code() != zeta::ErrorCode::kFormat) {
+      std::fprintf(stderr, "loading %s failed with code %d, not kFormat: %s\n", what, static_cast<int>(e.code()),
+                   e.what());
+      std::abort();
+    }
+  }
+}
+
+void check_all(const std::uint8_t* data, std::size_t size) {
+  check("an RBM", [&] {
+    const zeta::Rbm rbm = zeta::deserialize_rbm(data, size);
+    rbm.validate();  // throws (and so aborts the fuzzer) if an accepted model is inconsistent
+    same_bytes(zeta::serialize_rbm(rbm), data, size, "RBM");
+  });
+  check("an EBP net", [&] {
+    const zeta::Ebp net = zeta::Ebp::deserialize(data, size);
+    same_bytes(net.serialize(), data, size, "EBP");
+  });
+  check("a softmax classifier", [&] {
+    const zeta::SoftmaxClassifier model = zeta::SoftmaxClassifier::deserialize(data, size);
+    same_bytes(model.serialize(), data, size, "softmax");
+  });
+}
+
 }  // namespace
 
+// Most mutations of a whole file only hit the checksums, so inputs starting with 'P' (RBM), 'E' (EBP) or 'S'
+// (softmax) are taken as a bare payload of that kind and given a valid container first: that way the fuzzer
+// also explores the payload parsers.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size > 0 && data[0] == 'P') {
-    const zeta::Bytes wrapped = zeta::wrap_payload(zeta::ObjectKind::kRbm, zeta::Bytes(data + 1, data + size));
-    check(wrapped.data(), wrapped.size());
+  zeta::ObjectKind kind = zeta::ObjectKind::kRbm;
+  const bool payload = size > 0 && (data[0] == 'P' || data[0] == 'E' || data[0] == 'S');
+  if (payload) {
+    if (data[0] == 'E') kind = zeta::ObjectKind::kEbp;
+    if (data[0] == 'S') kind = zeta::ObjectKind::kSoftmax;
+    const zeta::Bytes wrapped = zeta::wrap_payload(kind, zeta::Bytes(data + 1, data + size));
+    check_all(wrapped.data(), wrapped.size());
   } else {
-    check(data, size);
+    check_all(data, size);
   }
   return 0;
 }

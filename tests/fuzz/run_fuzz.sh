@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds the model-loading fuzz target with clang (libFuzzer + ASan + UBSan) and runs it for a short time on
-# the seed corpus. Only the two core files loading needs are compiled, to keep the CI step short.
+# the seed corpus. Only the core files loading needs are compiled, to keep the CI step short.
 # Usage: run_fuzz.sh CLANGXX SOURCE_DIR WORK_DIR SECONDS EIGEN_INCLUDE_DIR
 set -eu
 cxx=$1
@@ -11,7 +11,8 @@ eigen=$5
 mkdir -p "$work/corpus"
 "$cxx" -std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
   -fno-sanitize-recover=undefined -I"$src/core/include" -isystem "$eigen" \
-  "$src/tests/fuzz/fuzz_load.cpp" "$src/core/src/io.cpp" "$src/core/src/rbm.cpp" -o "$work/fuzz_load"
+  "$src/tests/fuzz/fuzz_load.cpp" "$src/core/src/io.cpp" "$src/core/src/rbm.cpp" "$src/core/src/ebp.cpp" \
+  "$src/core/src/sparse.cpp" "$src/core/src/softmax.cpp" -o "$work/fuzz_load"
 # New inputs go to the scratch corpus; the committed seeds are read only.
 "$work/fuzz_load" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
   -artifact_prefix="$work/" "$work/corpus" "$src/tests/fuzz/corpus"
