@@ -344,6 +344,95 @@ public static class ZetaBindingTest {
     }
   }
 
+  /// <summary>Rows of nFeatures values in {-1, +1} and labels from a fixed linear rule (deterministic).</summary>
+  private static double[] LinearData(int rows, int nFeatures, int[] labels, int nClasses) {
+    var x = new double[rows * nFeatures];
+    ulong state = 12345;
+    for (int r = 0; r < rows; r++) {
+      var score = new double[nClasses];
+      for (int f = 0; f < nFeatures; f++) {
+        state = unchecked(state * 6364136223846793005UL + 1442695040888963407UL);
+        double v = (state >> 63) == 0 ? -1.0 : 1.0;
+        x[r * nFeatures + f] = v;
+        for (int c = 0; c < nClasses; c++) {
+          score[c] += v * Math.Sin(1.7 * f + 2.3 * c + 0.5);
+        }
+      }
+      int best = 0;
+      for (int c = 1; c < nClasses; c++) {
+        best = score[c] > score[best] ? c : best;
+      }
+      labels[r] = nClasses == 1 ? (score[0] > 0 ? 1 : -1) : best;
+    }
+    return x;
+  }
+
+  private static void TestClassifiers(string dir) {
+    const Status arg = Status.ERR_ARGUMENT;
+    // EBP: a binary net learns a linear rule; files and bytes round-trip; bad input and cancellation
+    var y = new int[400];
+    double[] x = LinearData(400, 12, y, 1);
+    using (var o = new Options().Set("seed", 5))
+    using (var net = new EbpNet(12, new[] {20}, 1, o)) {
+      Check(net.NInputs == 12 && net.NOutputs == 1 && net.HiddenSizes[0] == 20 && net.BinaryWeights, "EBP shape");
+      double before = net.ErrorRate(x, y, EbpOutput.P);
+      long batches = 0;
+      net.TrainEpochs(x, y, 10, 5, true, p => ++batches > 0);
+      double after = net.ErrorRate(x, y, EbpOutput.P);
+      Check(batches == 200 && net.ExamplesSeen == 2000, $"EBP epochs and listener ({batches})");
+      Check(after < 0.15 && after < before, $"EBP learns (error {before} -> {after})");
+      net.TrainBatch(x.Take(24).ToArray(), y.Take(2).ToArray());
+      Check(net.Predict(x, EbpOutput.D).Length == 400 && net.Scores(x, EbpOutput.PZ).Length == 400,
+            "EBP predict/scores");
+      string file = Path.Combine(dir, "csharp_ebp.zeta");
+      net.Save(file);
+      using (var loaded = EbpNet.Load(file))
+      using (var copy = EbpNet.FromBytes(net.ToBytes())) {
+        Check(loaded.Scores(x, EbpOutput.P).SequenceEqual(net.Scores(x, EbpOutput.P))
+              && copy.ToBytes().SequenceEqual(net.ToBytes()), "EBP round trips");
+      }
+      Expect<ZetaArgumentException>(arg, "labels", () => net.TrainBatch(x, new int[3]));
+      Expect<ZetaArgumentException>(arg, "batch_size", () => net.TrainEpochs(x, y, 0, 1, false));
+      var bad = (double[])x.Clone();
+      bad[3] = double.NaN;
+      Expect<ZetaArgumentException>(arg, "", () => net.TrainBatch(bad, y));
+      Expect<ZetaException>(Status.ERR_CANCELLED, "", () => net.TrainEpochs(x, y, 10, 1, false, p => p.Done < 3));
+    }
+    Expect<ZetaArgumentException>(arg, "", () => new EbpNet(12, new[] {0}, 1));
+    Expect<ZetaArgumentException>(arg, "learning_rate",
+                                  () => new EbpNet(12, null, 1, new Options().Set("learning_rate", 0.1)));
+
+    // Softmax: exact and NCE training improve the likelihood; bytes round trip; bad input
+    var c = new int[500];
+    double[] f = LinearData(500, 6, c, 10);
+    var counts = new long[10];
+    foreach (int label in c) {
+      counts[label]++;
+    }
+    foreach (var method in new[] {SoftmaxMethod.Exact, SoftmaxMethod.Nce}) {
+      using (var o = new Options().Set("softmax_method", (double)method).Set("softmax_negatives", 5)
+                                  .Set("softmax_learning_rate", 0.1).Set("seed", 2))
+      using (var sm = new Softmax(6, 10, o)) {
+        sm.SetClassCounts(counts);
+        double before = sm.LogLikelihood(f, c);
+        sm.TrainEpochs(f, c, 25, 10, true, p => true);
+        double after = sm.LogLikelihood(f, c);
+        Check(after > before + 0.1 && sm.Steps == 200, $"{method}: log-likelihood {before} -> {after}");
+        double[] probs = sm.Probabilities(f.Take(6).ToArray());
+        Check(Math.Abs(probs.Sum() - 1) < 1e-12 && sm.Predict(f).Length == 500, $"{method} probs");
+        using (var copy = Softmax.FromBytes(sm.ToBytes())) {
+          Check(copy.LogProbabilities(f).SequenceEqual(sm.LogProbabilities(f)), $"{method} bytes round trip");
+        }
+        Expect<ZetaArgumentException>(arg, "counts", () => sm.SetClassCounts(new long[3]));
+        var wrong = (int[])c.Clone();
+        wrong[0] = 10;
+        Expect<ZetaArgumentException>(arg, "", () => sm.TrainBatch(f, wrong));
+      }
+    }
+    Expect<ZetaArgumentException>(arg, "softmax_method", () => new Options().Set("softmax_method", 7));
+    Expect<ZetaArgumentException>(arg, "n_classes", () => new Softmax(6, 1));
+  }
+
   /// <summary>Threads share a model and a trainer while another thread disposes them: results stay right,
   /// and a call after the Dispose throws ObjectDisposedException; nothing else may happen.</summary>
   private static void TestThreads() {
@@ -457,6 +546,7 @@ public static class ZetaBindingTest {
       new KeyValuePair<string, Action>("bad input", TestBadInput),
       new KeyValuePair<string, Action>("cancellation", TestCancellation),
       new KeyValuePair<string, Action>("threads", TestThreads),
+      new KeyValuePair<string, Action>("EBP and softmax", () => TestClassifiers(args[1])),
       new KeyValuePair<string, Action>("no native leak", TestNoLeak),
     };
     foreach (var entry in tests) {

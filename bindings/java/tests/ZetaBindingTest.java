@@ -10,9 +10,11 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import zeta.Dataset;
+import zeta.EbpNet;
 import zeta.Estimate;
 import zeta.Options;
 import zeta.Rbm;
+import zeta.Softmax;
 import zeta.Status;
 import zeta.Trainer;
 import zeta.Zeta;
@@ -361,6 +363,96 @@ public final class ZetaBindingTest {
     }
   }
 
+  /** Rows of nFeatures values in {-1, +1} and labels from a fixed linear rule (deterministic). */
+  private static double[] linearData(int rows, int nFeatures, int[] labels, int nClasses) {
+    double[] x = new double[rows * nFeatures];
+    long state = 12345;
+    for (int r = 0; r < rows; r++) {
+      double[] score = new double[nClasses];
+      for (int f = 0; f < nFeatures; f++) {
+        state = state * 6364136223846793005L + 1442695040888963407L;
+        double v = (state >>> 63) == 0 ? -1.0 : 1.0;
+        x[r * nFeatures + f] = v;
+        for (int c = 0; c < nClasses; c++) {
+          score[c] += v * Math.sin(1.7 * f + 2.3 * c + 0.5);
+        }
+      }
+      int best = 0;
+      for (int c = 1; c < nClasses; c++) {
+        best = score[c] > score[best] ? c : best;
+      }
+      labels[r] = nClasses == 1 ? (score[0] > 0 ? 1 : -1) : best;
+    }
+    return x;
+  }
+
+  private static void testClassifiers(Path dir) {
+    // EBP: a binary net learns a linear rule; files and bytes round-trip; bad input and cancellation
+    int[] y = new int[400];
+    double[] x = linearData(400, 12, y, 1);
+    try (Options o = new Options().set("seed", 5); EbpNet net = new EbpNet(12, new int[] {20}, 1, o)) {
+      check(net.nInputs() == 12 && net.nOutputs() == 1 && net.hiddenSizes()[0] == 20 && net.binaryWeights(),
+            "EBP shape");
+      double before = net.errorRate(x, y, EbpNet.Output.P);
+      long[] batches = {0};
+      net.trainEpochs(x, y, 10, 5, true, p -> ++batches[0] > 0);
+      double after = net.errorRate(x, y, EbpNet.Output.P);
+      check(batches[0] == 200 && net.examplesSeen() == 2000, "EBP epochs and listener (" + batches[0] + ")");
+      check(after < 0.15 && after < before, "EBP learns (error " + before + " -> " + after + ")");
+      net.trainBatch(Arrays.copyOf(x, 24), Arrays.copyOf(y, 2));
+      check(net.predict(x, EbpNet.Output.D).length == 400 && net.scores(x, EbpNet.Output.P_Z).length == 400,
+            "EBP predict/scores");
+      Path file = dir.resolve("java_ebp.zeta");
+      net.save(file.toString());
+      try (EbpNet loaded = EbpNet.load(file.toString()); EbpNet copy = EbpNet.fromBytes(net.toBytes())) {
+        check(Arrays.equals(loaded.scores(x, EbpNet.Output.P), net.scores(x, EbpNet.Output.P))
+              && Arrays.equals(copy.toBytes(), net.toBytes()), "EBP round trips");
+      }
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "labels", () -> net.trainBatch(x, new int[3]));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "batch_size",
+             () -> net.trainEpochs(x, y, 0, 1, false, null));
+      double[] bad = x.clone();
+      bad[3] = Double.NaN;
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "", () -> net.trainBatch(bad, y));
+      expect(ZetaException.class, Status.ERR_CANCELLED, "", () -> net.trainEpochs(x, y, 10, 1, false,
+                                                                                  p -> p.done() < 3));
+    }
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "", () -> new EbpNet(12, new int[] {0}, 1, null));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "learning_rate",
+           () -> new EbpNet(12, null, 1, new Options().set("learning_rate", 0.1)));
+
+    // Softmax: exact and NCE training improve the likelihood; bytes round trip; bad input
+    int[] c = new int[500];
+    double[] f = linearData(500, 6, c, 10);
+    long[] counts = new long[10];
+    for (int label : c) {
+      counts[label]++;
+    }
+    for (Softmax.Method method : new Softmax.Method[] {Softmax.Method.EXACT, Softmax.Method.NCE}) {
+      try (Options o = new Options().set("softmax_method", method.code()).set("softmax_negatives", 5)
+               .set("softmax_learning_rate", 0.1).set("seed", 2);
+           Softmax sm = new Softmax(6, 10, o)) {
+        sm.setClassCounts(counts);
+        double before = sm.logLikelihood(f, c);
+        sm.trainEpochs(f, c, 25, 10, true, p -> true);
+        double after = sm.logLikelihood(f, c);
+        check(after > before + 0.1 && sm.steps() == 200, method + ": log-likelihood " + before + " -> " + after);
+        double[] probs = sm.probabilities(Arrays.copyOf(f, 6));
+        check(Math.abs(Arrays.stream(probs).sum() - 1) < 1e-12 && sm.predict(f).length == 500, method + " probs");
+        try (Softmax copy = Softmax.fromBytes(sm.toBytes())) {
+          check(Arrays.equals(copy.logProbabilities(f), sm.logProbabilities(f)), method + " bytes round trip");
+        }
+        expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "counts", () -> sm.setClassCounts(new long[3]));
+        int[] wrong = c.clone();
+        wrong[0] = 10;
+        expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "", () -> sm.trainBatch(f, wrong));
+      }
+    }
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "softmax_method",
+           () -> new Options().set("softmax_method", 7));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "n_classes", () -> new Softmax(6, 1, null));
+  }
+
   /** Threads share a model and a trainer while another thread closes them: results stay exact, and a call
    *  after the close throws IllegalStateException; nothing else may happen. */
   private static void testThreads() throws InterruptedException {
@@ -470,6 +562,7 @@ public final class ZetaBindingTest {
     Path dir = Paths.get(args[1]);
     Files.createDirectories(dir);
     String[] names = {"basics", "bit-for-bit log Z", "training and files", "bad input", "cancellation", "threads",
+                      "EBP and softmax",
                       "no native leak"};
     for (String name : names) {
       int failed = failures;
@@ -482,6 +575,7 @@ public final class ZetaBindingTest {
           case "bad input": testBadInput(dir); break;
           case "cancellation": testCancellation(); break;
           case "threads": testThreads(); break;
+          case "EBP and softmax": testClassifiers(dir); break;
           default: testNoLeak(); break;
         }
       } catch (Throwable t) {
