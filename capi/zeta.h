@@ -205,6 +205,11 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *   softmax_hidden         0      int >= 0  units of an optional tanh hidden layer (0: plain softmax regression)
  *   softmax_bias           0      0,1       per-class biases
  *   softmax_dense_updates  0      0,1       reference mode: momentum on every row every update (O(C) per update)
+ * Backpropagation baseline MLPs (zeta_mlp_new):
+ *   mlp_learning_rate      0.01   > 0       constant SGD step on the batch-mean loss
+ *   mlp_activation         0      0,1       hidden units: 0 tanh, 1 erf-shaped 2 Phi(u) - 1
+ *   mlp_loss               0      0,1       0 cross-entropy (logistic / softmax), 1 squared error on tanh outputs
+ *   mlp_init_variance      1      >= 0      initial weights uniform with variance mlp_init_variance / fan-in
  * The other keys apply to the trainer only. Each *_new taking options rejects, with ZETA_ERR_ARGUMENT naming
  * the key, any key that was set with zeta_options_set but does not apply to the kind of handle it makes.
  * Options are copied by the objects created from them; changing them later has no effect on those objects.
@@ -354,6 +359,22 @@ ZETA_API zeta_status zeta_ebp_predict(const zeta_ebp *ebp, const double *x, int6
 ZETA_API zeta_status zeta_ebp_error_rate(const zeta_ebp *ebp, const double *x, const int32_t *labels,
                                          int64_t n_rows, int32_t output, double *error_rate);
 
+/* Sparse inputs in CSR form, for bag-of-words data with many features: row r's non-zeros are
+ * indices[indptr[r] .. indptr[r+1]) (columns in [0, n_inputs), strictly increasing within a row) with values
+ * values[...]; indptr has n_rows + 1 entries starting at 0, indices and values indptr[n_rows] entries (both may
+ * be NULL when that is 0). The same nets, results bit-identical to the dense functions on the same matrix, at
+ * cost proportional to the non-zeros in the first layer: O(nnz K_1 + n P_rest), P_rest the weights above it. */
+ZETA_API zeta_status zeta_ebp_train_batch_csr(zeta_ebp *ebp, const int64_t *indptr, const int32_t *indices,
+                                              const double *values, int64_t n_rows, const int32_t *labels);
+ZETA_API zeta_status zeta_ebp_train_epochs_csr(zeta_ebp *ebp, const int64_t *indptr, const int32_t *indices,
+                                               const double *values, int64_t n_rows, const int32_t *labels,
+                                               int64_t batch_size, int32_t n_epochs, int32_t shuffle,
+                                               zeta_progress_fn progress, void *user_data);
+ZETA_API zeta_status zeta_ebp_scores_csr(const zeta_ebp *ebp, const int64_t *indptr, const int32_t *indices,
+                                         const double *values, int64_t n_rows, int32_t output, double *out);
+ZETA_API zeta_status zeta_ebp_predict_csr(const zeta_ebp *ebp, const int64_t *indptr, const int32_t *indices,
+                                          const double *values, int64_t n_rows, int32_t output, int32_t *labels);
+
 /* Model files and bytes: the container of zeta_rbm_save (kind EBP) holding the layer sizes, options, example
  * count and every weight field and bias; the same rules (atomic save, ZETA_ERR_FORMAT for truncated, corrupt,
  * foreign or newer-version data, ZETA_ERR_IO for an unreadable file, size query with buffer NULL). A loaded
@@ -449,6 +470,40 @@ ZETA_API zeta_status zeta_softmax_load(const char *path, zeta_softmax **out);
 ZETA_API zeta_status zeta_softmax_to_bytes(const zeta_softmax *softmax, uint8_t *buffer, int64_t capacity,
                                            int64_t *size);
 ZETA_API zeta_status zeta_softmax_from_bytes(const uint8_t *data, int64_t size, zeta_softmax **out);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Plain backpropagation MLP: the baseline the EBP paper compares with (constant learning rate, tanh or erf
+ * hidden units, cross-entropy or squared-error loss, mini-batch SGD on the mean loss). Layers, labels and
+ * decisions as for EBP; with clipped = 1 every weight matrix is replaced by its sign at evaluation time (biases
+ * kept): the paper's "clipped BP". For comparison runs only: there is no save/load. A learning rate that makes
+ * training diverge gives ZETA_ERR_NUMERIC (that update not applied) once the gradient is no longer finite.
+ * Cost O(n P) per call, P the number of weights.
+ * ------------------------------------------------------------------------------------------------------- */
+
+typedef struct zeta_mlp zeta_mlp;
+
+/* As zeta_ebp_new, reading the mlp_* keys and seed of opts (may be NULL: every default); seed draws the initial
+ * weights and orders shuffled epochs (two streams). Cost O(P). */
+ZETA_API zeta_status zeta_mlp_new(int32_t n_inputs, const int32_t *hidden_sizes, int32_t n_hidden_layers,
+                                  int32_t n_outputs, const zeta_options *opts, zeta_mlp **out);
+ZETA_API void zeta_mlp_free(zeta_mlp *mlp);
+/* An independent copy. Cost O(P). */
+ZETA_API zeta_status zeta_mlp_clone(const zeta_mlp *mlp, zeta_mlp **out);
+/* One SGD step on a mini-batch (x: n_rows x n_inputs, labels: n_rows); loss (may be NULL) receives the batch's
+ * mean loss before the step. Cost O(n P). */
+ZETA_API zeta_status zeta_mlp_train_batch(zeta_mlp *mlp, const double *x, const int32_t *labels, int64_t n_rows,
+                                          double *loss);
+/* Epochs exactly as zeta_ebp_train_epochs; the callback's value is the mini-batch's mean loss. */
+ZETA_API zeta_status zeta_mlp_train_epochs(zeta_mlp *mlp, const double *x, const int32_t *labels, int64_t n_rows,
+                                           int64_t batch_size, int32_t n_epochs, int32_t shuffle,
+                                           zeta_progress_fn progress, void *user_data);
+/* Output pre-activations (n_rows x n_outputs), decisions (n_rows labels), error rate; clipped 0 or 1. */
+ZETA_API zeta_status zeta_mlp_scores(const zeta_mlp *mlp, const double *x, int64_t n_rows, int32_t clipped,
+                                     double *out);
+ZETA_API zeta_status zeta_mlp_predict(const zeta_mlp *mlp, const double *x, int64_t n_rows, int32_t clipped,
+                                      int32_t *labels);
+ZETA_API zeta_status zeta_mlp_error_rate(const zeta_mlp *mlp, const double *x, const int32_t *labels,
+                                         int64_t n_rows, int32_t clipped, double *error_rate);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -19,6 +19,7 @@
 #include "zeta/error.hpp"
 #include "zeta/estimators.hpp"
 #include "zeta/io.hpp"
+#include "zeta/mlp.hpp"
 #include "zeta/rbm.hpp"
 #include "zeta/sampler.hpp"
 #include "zeta/softmax.hpp"
@@ -144,7 +145,7 @@ enum class Kind { kReal, kInt, kBool };
 
 // The handle kinds an option applies to. Each *_new rejects a key that was set but does not apply to it, so
 // that an option meant for one model never silently does nothing on another.
-enum : unsigned { kForTrainer = 1u, kForEbp = 2u, kForSoftmax = 4u, kForAll = 7u };
+enum : unsigned { kForTrainer = 1u, kForEbp = 2u, kForSoftmax = 4u, kForMlp = 8u, kForAll = 15u };
 
 struct Key {
   const char* name;
@@ -192,6 +193,10 @@ constexpr Key kKeys[] = {
     {"softmax_hidden", 0.0, Kind::kInt, 0.0, kIntMax, false, false, kForSoftmax},
     {"softmax_bias", 0.0, Kind::kBool, 0.0, 1.0, false, false, kForSoftmax},
     {"softmax_dense_updates", 0.0, Kind::kBool, 0.0, 1.0, false, false, kForSoftmax},
+    {"mlp_learning_rate", 0.01, Kind::kReal, 0.0, kInf, true, false, kForMlp},
+    {"mlp_activation", 0.0, Kind::kInt, 0.0, 1.0, false, false, kForMlp},
+    {"mlp_loss", 0.0, Kind::kInt, 0.0, 1.0, false, false, kForMlp},
+    {"mlp_init_variance", 1.0, Kind::kReal, 0.0, kInf, false, false, kForMlp},
 };
 constexpr int kKeyCount = static_cast<int>(sizeof(kKeys) / sizeof(kKeys[0]));
 
@@ -1130,6 +1135,106 @@ ZETA_API zeta_status zeta_ebp_from_bytes(const uint8_t* data, int64_t size, zeta
 
 }  // extern "C"
 
+// ---- EBP on sparse (CSR) inputs -------------------------------------------------------------------------------
+
+namespace {
+
+// A caller CSR matrix (indptr: n_rows + 1 offsets from 0, indices/values: indptr[n_rows] entries, column indices
+// strictly increasing within a row), checked entry by entry with messages naming the argument.
+zeta::CsrMatrix read_csr(const int64_t* indptr, const int32_t* indices, const double* values, std::int64_t n_rows,
+                         std::int64_t n_cols) {
+  need(indptr, "indptr");
+  need_positive(n_rows, "n_rows");
+  if (n_rows > std::numeric_limits<std::int64_t>::max() / 16) fail("n_rows is too large");
+  if (indptr[0] != 0) fail("indptr[0] must be 0, got " + std::to_string(indptr[0]));
+  for (std::int64_t r = 0; r < n_rows; ++r)
+    if (indptr[r + 1] < indptr[r])
+      fail("indptr must be non-decreasing, but indptr[" + std::to_string(r + 1) + "] < indptr[" + std::to_string(r) +
+           "]");
+  const std::int64_t nnz = indptr[n_rows];
+  if (nnz > 0) {
+    need(indices, "indices");
+    need(values, "values");
+  }
+  zeta::CsrMatrix m;
+  m.rows = n_rows;
+  m.cols = n_cols;
+  m.indptr.assign(indptr, indptr + n_rows + 1);
+  m.indices.assign(indices, indices + nnz);
+  m.values.assign(values, values + nnz);
+  for (std::int64_t r = 0; r < n_rows; ++r) {
+    for (std::int64_t k = indptr[r]; k < indptr[r + 1]; ++k) {
+      const std::int32_t c = indices[k];
+      if (c < 0 || c >= n_cols)
+        fail("indices[" + std::to_string(k) + "] = " + std::to_string(c) + " is outside [0, " +
+             std::to_string(n_cols) + ")");
+      if (k > indptr[r] && indices[k - 1] >= c)
+        fail("indices must be strictly increasing within a row (row " + std::to_string(r) + ", indices[" +
+             std::to_string(k) + "])");
+      if (!std::isfinite(values[k])) fail("values[" + std::to_string(k) + "] is not finite");
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
+extern "C" {
+
+ZETA_API zeta_status zeta_ebp_train_batch_csr(zeta_ebp* ebp, const int64_t* indptr, const int32_t* indices,
+                                              const double* values, int64_t n_rows, const int32_t* labels) {
+  return guard(__func__, [&] {
+    const zeta::Ebp& m = ebp_of(ebp);
+    const zeta::CsrMatrix xs = read_csr(indptr, indices, values, n_rows, m.n_inputs());
+    const std::vector<int> ls = read_labels(labels, n_rows, m.n_outputs(), ebp_sign_labels(m), "labels");
+    ebp->model.train_batch(xs, zeta::Ebp::targets(ls, m.n_outputs()));
+  });
+}
+
+ZETA_API zeta_status zeta_ebp_train_epochs_csr(zeta_ebp* ebp, const int64_t* indptr, const int32_t* indices,
+                                               const double* values, int64_t n_rows, const int32_t* labels,
+                                               int64_t batch_size, int32_t n_epochs, int32_t shuffle,
+                                               zeta_progress_fn progress, void* user_data) {
+  return guard(__func__, [&] {
+    const zeta::Ebp& m = ebp_of(ebp);
+    check_epoch_args(n_rows, batch_size, n_epochs, shuffle);
+    const zeta::CsrMatrix xs = read_csr(indptr, indices, values, n_rows, m.n_inputs());
+    const std::vector<int> ls = read_labels(labels, n_rows, m.n_outputs(), ebp_sign_labels(m), "labels");
+    const int k = m.n_outputs();
+    run_epochs(EpochPlan{n_rows, batch_size, n_epochs}, shuffle != 0, ebp->order_rng, progress, user_data,
+               [&](const std::vector<std::int64_t>& rows) {
+                 ebp->model.train_batch(zeta::csr_select_rows(xs, rows), zeta::Ebp::targets(select_labels(ls, rows), k));
+                 return std::nan("");
+               });
+  });
+}
+
+ZETA_API zeta_status zeta_ebp_scores_csr(const zeta_ebp* ebp, const int64_t* indptr, const int32_t* indices,
+                                         const double* values, int64_t n_rows, int32_t output, double* out) {
+  return guard(__func__, [&] {
+    const zeta::Ebp& m = ebp_of(ebp);
+    need(out, "out");
+    ebp_output(output);
+    const zeta::CsrMatrix xs = read_csr(indptr, indices, values, n_rows, m.n_inputs());
+    const zeta::EbpScores s = m.scores(xs);
+    copy_out(output == ZETA_EBP_P ? s.probabilistic : output == ZETA_EBP_D ? s.deterministic : s.z, out);
+  });
+}
+
+ZETA_API zeta_status zeta_ebp_predict_csr(const zeta_ebp* ebp, const int64_t* indptr, const int32_t* indices,
+                                          const double* values, int64_t n_rows, int32_t output, int32_t* labels) {
+  return guard(__func__, [&] {
+    const zeta::Ebp& m = ebp_of(ebp);
+    need(labels, "labels");
+    const zeta::EbpOutput which = ebp_output(output);
+    const zeta::CsrMatrix xs = read_csr(indptr, indices, values, n_rows, m.n_inputs());
+    const std::vector<int> p = m.predict(xs, which);
+    for (std::size_t i = 0; i < p.size(); ++i) labels[i] = p[i];
+  });
+}
+
+}  // extern "C"
+
 // ---- many-class softmax ---------------------------------------------------------------------------------------
 
 struct zeta_softmax {
@@ -1353,6 +1458,152 @@ ZETA_API zeta_status zeta_softmax_from_bytes(const uint8_t* data, int64_t size, 
     need(out, "out");
     need_positive(size, "size");
     *out = new_softmax_handle(zeta::SoftmaxClassifier::deserialize(data, static_cast<std::size_t>(size)));
+  });
+}
+
+}  // extern "C"
+
+// ---- backpropagation baseline -----------------------------------------------------------------------------------
+
+struct zeta_mlp {
+  zeta::Mlp model;
+  zeta::Rng order_rng;
+};
+
+namespace {
+
+const zeta::Mlp& mlp_of(const zeta_mlp* h) {
+  need(h, "mlp");
+  return h->model;
+}
+
+int mlp_outputs(const zeta::Mlp& m) { return m.config().n_outputs; }
+
+bool read_clipped(int32_t clipped) {
+  if (clipped != 0 && clipped != 1) fail("clipped must be 0 or 1, got " + std::to_string(clipped));
+  return clipped == 1;
+}
+
+}  // namespace
+
+extern "C" {
+
+ZETA_API zeta_status zeta_mlp_new(int32_t n_inputs, const int32_t* hidden_sizes, int32_t n_hidden_layers,
+                                  int32_t n_outputs, const zeta_options* opts, zeta_mlp** out) {
+  return guard(__func__, [&] {
+    need(out, "out");
+    need_positive(n_inputs, "n_inputs");
+    need_positive(n_outputs, "n_outputs");
+    if (n_hidden_layers < 0 || n_hidden_layers > zeta::kMlpMaxHiddenLayers)
+      fail("n_hidden_layers must lie in [0, " + std::to_string(zeta::kMlpMaxHiddenLayers) + "], got " +
+           std::to_string(n_hidden_layers));
+    if (n_hidden_layers > 0) need(hidden_sizes, "hidden_sizes");
+    check_applies(opts, kForMlp, "a backpropagation MLP");
+    zeta::MlpConfig c;
+    c.n_inputs = n_inputs;
+    c.n_outputs = n_outputs;
+    c.n_hidden_layers = n_hidden_layers;
+    for (int i = 0; i < zeta::kMlpMaxHiddenLayers; ++i) c.hidden[i] = 0;
+    for (int i = 0; i < n_hidden_layers; ++i) {
+      if (hidden_sizes[i] <= 0)
+        fail("hidden_sizes[" + std::to_string(i) + "] must be positive, got " + std::to_string(hidden_sizes[i]));
+      c.hidden[i] = hidden_sizes[i];
+    }
+    if (opts != nullptr) {
+      c.learning_rate = opts->get("mlp_learning_rate");
+      c.activation = static_cast<std::int32_t>(opts->get("mlp_activation"));
+      c.loss = static_cast<std::int32_t>(opts->get("mlp_loss"));
+      c.init_variance = opts->get("mlp_init_variance");
+    }
+    c.seed = seed_of(opts);
+    zeta::Mlp m = [&] {
+      try {
+        return zeta::Mlp(c);
+      } catch (const std::bad_alloc&) {
+        throw Error(ErrorCode::kMemory, "not enough memory for the MLP");
+      }
+    }();
+    *out = std::make_unique<zeta_mlp>(zeta_mlp{std::move(m), order_generator(c.seed)}).release();
+  });
+}
+
+ZETA_API void zeta_mlp_free(zeta_mlp* mlp) { delete mlp; }
+
+ZETA_API zeta_status zeta_mlp_clone(const zeta_mlp* mlp, zeta_mlp** out) {
+  return guard(__func__, [&] {
+    need(mlp, "mlp");
+    need(out, "out");
+    *out = std::make_unique<zeta_mlp>(*mlp).release();
+  });
+}
+
+ZETA_API zeta_status zeta_mlp_train_batch(zeta_mlp* mlp, const double* x, const int32_t* labels, int64_t n_rows,
+                                          double* loss) {
+  return guard(__func__, [&] {
+    const zeta::Mlp& m = mlp_of(mlp);
+    const MatrixD xs = read_rows(x, n_rows, m.config().n_inputs, "x", false);
+    const int k = mlp_outputs(m);
+    const std::vector<int> ls = read_labels(labels, n_rows, k, k == 1, "labels");
+    const double value = mlp->model.train_batch(xs, zeta::Ebp::targets(ls, k));
+    if (loss != nullptr) *loss = value;
+  });
+}
+
+ZETA_API zeta_status zeta_mlp_train_epochs(zeta_mlp* mlp, const double* x, const int32_t* labels, int64_t n_rows,
+                                           int64_t batch_size, int32_t n_epochs, int32_t shuffle,
+                                           zeta_progress_fn progress, void* user_data) {
+  return guard(__func__, [&] {
+    const zeta::Mlp& m = mlp_of(mlp);
+    check_epoch_args(n_rows, batch_size, n_epochs, shuffle);
+    const MatrixD xs = read_rows(x, n_rows, m.config().n_inputs, "x", false);
+    const int k = mlp_outputs(m);
+    const std::vector<int> ls = read_labels(labels, n_rows, k, k == 1, "labels");
+    run_epochs(EpochPlan{n_rows, batch_size, n_epochs}, shuffle != 0, mlp->order_rng, progress, user_data,
+               [&](const std::vector<std::int64_t>& rows) {
+                 return mlp->model.train_batch(select_rows(xs, rows), zeta::Ebp::targets(select_labels(ls, rows), k));
+               });
+  });
+}
+
+ZETA_API zeta_status zeta_mlp_scores(const zeta_mlp* mlp, const double* x, int64_t n_rows, int32_t clipped,
+                                     double* out) {
+  return guard(__func__, [&] {
+    const zeta::Mlp& m = mlp_of(mlp);
+    need(out, "out");
+    const bool c = read_clipped(clipped);
+    const MatrixD xs = read_rows(x, n_rows, m.config().n_inputs, "x", false);
+    copy_out(m.scores(xs, c), out);
+  });
+}
+
+ZETA_API zeta_status zeta_mlp_predict(const zeta_mlp* mlp, const double* x, int64_t n_rows, int32_t clipped,
+                                      int32_t* labels) {
+  return guard(__func__, [&] {
+    const zeta::Mlp& m = mlp_of(mlp);
+    need(labels, "labels");
+    const bool c = read_clipped(clipped);
+    const MatrixD xs = read_rows(x, n_rows, m.config().n_inputs, "x", false);
+    const std::vector<int> p = m.predict(xs, c);
+    for (std::size_t i = 0; i < p.size(); ++i) labels[i] = p[i];
+  });
+}
+
+ZETA_API zeta_status zeta_mlp_error_rate(const zeta_mlp* mlp, const double* x, const int32_t* labels, int64_t n_rows,
+                                         int32_t clipped, double* error_rate) {
+  return guard(__func__, [&] {
+    const zeta::Mlp& m = mlp_of(mlp);
+    need(error_rate, "error_rate");
+    const bool c = read_clipped(clipped);
+    const MatrixD xs = read_rows(x, n_rows, m.config().n_inputs, "x", false);
+    const int k = mlp_outputs(m);
+    const std::vector<int> ls = read_labels(labels, n_rows, k, k == 1, "labels");
+    const std::vector<int> p = m.predict(xs, c);
+    std::int64_t wrong = 0;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      const int truth = k == 1 ? (ls[i] > 0 ? 1 : -1) : ls[i];
+      wrong += p[i] != truth ? 1 : 0;
+    }
+    *error_rate = static_cast<double>(wrong) / static_cast<double>(n_rows);
   });
 }
 

@@ -1,6 +1,7 @@
 // The C API's classifier handles give bit for bit what the C++ core gives for the same configuration, seed and
 // calls: EBP (binary and real weights; single batches and shuffled epochs, whose order the C API documents as
-// drawn from Rng(seed).split()) and the softmax classifier (every method, class counts, batches and epochs).
+// drawn from Rng(seed).split()), the softmax classifier (every method, class counts, batches and epochs) and the
+// backpropagation baseline.
 // Compared: every output and the serialized bytes (which hold all parameters and, for the softmax, the momentum
 // and the sampling generator's state).
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "zeta.h"
 #include "zeta/ebp.hpp"
+#include "zeta/mlp.hpp"
 #include "zeta/random.hpp"
 #include "zeta/softmax.hpp"
 #include "zeta/sparse.hpp"
@@ -214,6 +216,60 @@ void test_softmax(int method, bool hidden) {
   zeta_softmax_free(api);
 }
 
+void test_mlp(int activation, int loss) {
+  const int n_in = 5, n_out = 3;
+  const std::int64_t n = 33;
+  const std::uint64_t seed = 41;
+  MatrixD x;
+  std::vector<int> labels;
+  std::vector<double> xr;
+  std::vector<std::int32_t> lr;
+  make_data(n, n_in, n_out, 12, x, labels, xr, lr);
+  zeta::MlpConfig c;
+  c.n_inputs = n_in;
+  c.n_outputs = n_out;
+  c.n_hidden_layers = 1;
+  c.hidden[0] = 4;
+  c.activation = activation;
+  c.loss = loss;
+  c.learning_rate = 0.2;
+  c.seed = seed;
+  zeta::Mlp core(c);
+  zeta::Rng order = zeta::Rng(seed).split();
+
+  zeta_options* opts = nullptr;
+  zeta_mlp* api = nullptr;
+  const std::int32_t hidden[1] = {4};
+  EXPECT(zeta_options_new(&opts) == ZETA_OK);
+  EXPECT(zeta_options_set(opts, "mlp_activation", activation) == ZETA_OK);
+  EXPECT(zeta_options_set(opts, "mlp_loss", loss) == ZETA_OK);
+  EXPECT(zeta_options_set(opts, "mlp_learning_rate", 0.2) == ZETA_OK);
+  EXPECT(zeta_options_set(opts, "seed", static_cast<double>(seed)) == ZETA_OK);
+  EXPECT(zeta_mlp_new(n_in, hidden, 1, n_out, opts, &api) == ZETA_OK);
+  zeta_options_free(opts);
+  if (api == nullptr) return;
+  const double core_loss =
+      core.train_batch(MatrixD(x.topRows(9)), zeta::Ebp::targets(std::vector<int>(labels.begin(), labels.begin() + 9), n_out));
+  double api_loss = 0;
+  EXPECT(zeta_mlp_train_batch(api, xr.data(), lr.data(), 9, &api_loss) == ZETA_OK);
+  EXPECT(std::memcmp(&core_loss, &api_loss, sizeof(double)) == 0);
+  core_epochs(n, 5, 2, true, order, [&](const std::vector<std::int64_t>& rows) {
+    std::vector<int> l;
+    for (auto r : rows) l.push_back(labels[static_cast<std::size_t>(r)]);
+    core.train_batch(zeta::dense_select_rows(x, rows), zeta::Ebp::targets(l, n_out));
+  });
+  EXPECT(zeta_mlp_train_epochs(api, xr.data(), lr.data(), n, 5, 2, 1, nullptr, nullptr) == ZETA_OK);
+  std::vector<double> out(static_cast<std::size_t>(n * n_out));
+  std::vector<std::int32_t> pred(static_cast<std::size_t>(n));
+  for (int clipped = 0; clipped < 2; ++clipped) {
+    EXPECT(zeta_mlp_scores(api, xr.data(), n, clipped, out.data()) == ZETA_OK);
+    EXPECT(same(core.scores(x, clipped == 1), out));
+    EXPECT(zeta_mlp_predict(api, xr.data(), n, clipped, pred.data()) == ZETA_OK);
+    EXPECT(std::vector<int>(pred.begin(), pred.end()) == core.predict(x, clipped == 1));
+  }
+  zeta_mlp_free(api);
+}
+
 }  // namespace
 
 int main() {
@@ -223,6 +279,8 @@ int main() {
     test_softmax(method, false);
     test_softmax(method, true);
   }
+  for (int activation = 0; activation < 2; ++activation)
+    for (int loss = 0; loss < 2; ++loss) test_mlp(activation, loss);
   if (g_failures == 0) {
     std::printf("classifiers_vs_core: all checks passed\n");
     return 0;
