@@ -48,20 +48,20 @@ function zetaWasm(method) {
   if (method === 2) o.n_temperatures = PT_M;
   const tr = new zeta.Trainer(rbm, o);
   let off = 0;
-  const r = timeBlocks(() => {
-    if (off + BATCH > train.nRows) off = 0;
-    tr.step(train.slice(off, BATCH));
-    off += BATCH;
-  }, UPDATES);
-  tr.dispose();
-  rbm.dispose();
-  return r;
+  return {
+    step: () => {
+      if (off + BATCH > train.nRows) off = 0;
+      tr.step(train.slice(off, BATCH));
+      off += BATCH;
+    },
+    dispose: () => { tr.dispose(); rbm.dispose(); },
+  };
 }
 
 async function eigenGemm() {
   const { default: factory } = await import(pathToFileURL(path.resolve(gemmMjs)).href);
   const m = await factory();
-  return { float: m._gemm_gflops(BATCH, NV, NH, 20, 1), double: m._gemm_gflops(BATCH, NV, NH, 20, 0) };
+  return { float: () => m._gemm_gflops(BATCH, NV, NH, 20, 1), double: () => m._gemm_gflops(BATCH, NV, NH, 20, 0) };
 }
 
 function gemmReference() {
@@ -116,25 +116,51 @@ async function tfjsPcd() {
     });
     off += BATCH;
   };
-  const r = timeBlocks(() => { step(); W.dataSync(); }, UPDATES);
   const threads = wasm.getThreadsCount ? wasm.getThreadsCount() : 'unknown';
-  return { ...r, backend: tf.getBackend(), threads, version: tf.version.tfjs };
+  return { step: () => { step(); W.dataSync(); }, info: { backend: tf.getBackend(), threads, version: tf.version.tfjs } };
 }
 
 const results = { config: { NV, NH, batch: BATCH, chains: CHAINS, pt: `${PT_M}x${PT_N}`, updates: UPDATES,
                             precision: SINGLE ? 'float' : 'double', cpu: os.cpus()[0]?.model, node: process.version },
                   pcdFlops };
-results.eigen_gemm = await eigenGemm();
-results.gemm = gemmReference();
-results.wasm_pcd = zetaWasm(1);
-results.wasm_pt = zetaWasm(2);
-results.native_pcd = native(1);
-results.native_pt = native(2);
+// The contenders are timed in ROUNDS rounds, one block of each per round, so that a change of machine load hits
+// all of them alike; each figure is the median over rounds and each ratio the median of the per-round ratios.
+const ROUNDS = opt('--rounds', 5);
+const gemm = await eigenGemm();
+const wasmPcd = zetaWasm(1);
+const wasmPt = zetaWasm(2);
+let tfjs = null;
 try {
-  results.tfjs_pcd = await tfjsPcd();
+  tfjs = await tfjsPcd();
 } catch (e) {
   results.tfjs_pcd = { error: String(e) };
 }
+const rounds = [];
+for (let r = 0; r < ROUNDS; ++r) {
+  const round = {};
+  round.gemm_float = gemm.float();
+  round.gemm_double = gemm.double();
+  round.wasm_pcd = timeBlocks(wasmPcd.step, UPDATES, 1).ms;
+  round.wasm_pt = timeBlocks(wasmPt.step, UPDATES, 1).ms;
+  if (tfjs) round.tfjs_pcd = timeBlocks(tfjs.step, UPDATES, 1).ms;
+  round.native_pcd = native(1).ms;
+  round.native_pt = native(2).ms;
+  round.hidden_probs = gemmReference().gflops;
+  rounds.push(round);
+  console.log(`round ${r + 1}: ` + Object.entries(round).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', '));
+}
+wasmPcd.dispose();
+wasmPt.dispose();
+const over = (k) => median(rounds.map((x) => x[k]));
+const spread = (k) => ({ ms: over(k), min: Math.min(...rounds.map((x) => x[k])), max: Math.max(...rounds.map((x) => x[k])) });
+results.rounds = rounds;
+results.eigen_gemm = { float: over('gemm_float'), double: over('gemm_double') };
+results.gemm = { gflops: over('hidden_probs') };
+results.wasm_pcd = spread('wasm_pcd');
+results.wasm_pt = spread('wasm_pt');
+results.native_pcd = spread('native_pcd');
+results.native_pt = spread('native_pt');
+if (tfjs) results.tfjs_pcd = { ...spread('tfjs_pcd'), ...tfjs.info };
 const g = (r) => (r && r.ms ? pcdFlops / (r.ms * 1e6) : NaN);
 const rows = [
   ['zeta wasm PCD-1', results.wasm_pcd], ['zeta wasm SML-PT', results.wasm_pt],
@@ -151,9 +177,9 @@ for (const [name, r] of rows) {
               `${g(r).toFixed(2).padStart(6)} GFLOP/s`);
 }
 results.ratios = {
-  wasm_vs_tfjs: results.tfjs_pcd.ms ? results.tfjs_pcd.ms / results.wasm_pcd.ms : null,
-  wasm_vs_native_pcd: results.native_pcd.ms / results.wasm_pcd.ms,
-  wasm_pcd_vs_gemm: g(results.wasm_pcd) / (SINGLE ? results.eigen_gemm.float : results.eigen_gemm.double),
+  wasm_vs_tfjs: tfjs ? median(rounds.map((x) => x.tfjs_pcd / x.wasm_pcd)) : null,
+  wasm_vs_native_pcd: median(rounds.map((x) => x.native_pcd / x.wasm_pcd)),
+  wasm_pcd_vs_gemm: median(rounds.map((x) => pcdFlops / (x.wasm_pcd * 1e6) / (SINGLE ? x.gemm_float : x.gemm_double))),
 };
 console.log(`zeta wasm / tfjs-wasm speed: ${results.ratios.wasm_vs_tfjs?.toFixed(2)}x (target >= 2)`);
 console.log(`zeta wasm / native speed: ${results.ratios.wasm_vs_native_pcd.toFixed(2)}`);
