@@ -138,6 +138,19 @@ async function testDemo(page) {
   assert.ok(s.earlyStop && s.earlyStop.step > 0 && s.earlyStop.step < s.steps, JSON.stringify(s.earlyStop));
   log(`tracking: early stopping at ${s.earlyStop.step} updates (detected at ${s.steps})`);
   await page.locator('#tracking').screenshot({ path: path.join(shots, 'demo_tracking.png') });
+  // AIS instead of exact log Z as the reference.
+  await setParams(page, 'tracking', { reference: 'ais', stopEarly: false, patience: 6 });
+  await page.click('#tracking .reset');
+  await page.click('#tracking .start');
+  await waitFor(page, 'tracking: 4 evaluations (the first at step 0) with AIS references',
+                () => { const t = window.zetaDemo.panels.tracking; return t.evaluations >= 4 && t.lastEvaluation.refKind === 'AIS'; },
+                null, 300000);
+  await page.click('#tracking .pause');
+  s = await state(page, 'tracking');
+  assert.ok(Math.abs(s.lastEvaluation.logZ - s.lastEvaluation.refLogZ) < 2 && s.lastEvaluation.refSd > 0,
+            JSON.stringify(s.lastEvaluation));
+  log(`tracking with AIS: tracked ${s.lastEvaluation.logZ.toFixed(3)} vs AIS ${s.lastEvaluation.refLogZ.toFixed(3)} ` +
+      `± ${s.lastEvaluation.refSd.toFixed(3)} at ${s.lastEvaluation.step} updates`);
 
   // 3. Classification (only with EBP in the module).
   if (hasEbp) {
