@@ -3,6 +3,6 @@
 # WebAssembly module in node and the web demo in headless Chromium — all through CTest in one build tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Release -DZETA_BENCH=OFF -DZETA_JAVA=ON -DZETA_CSHARP=ON
+cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Release -DZETA_BENCH=OFF -DZETA_JAVA=ON -DZETA_CSHARP=ON -DZETA_WASM_TESTS=ON
 cmake --build build-test
 ctest --test-dir build-test --output-on-failure -j2 --timeout 1800
