@@ -84,6 +84,41 @@ VectorD LogZTracker::smoothed(Smoother& s, const VectorD& x) const {
   return out;
 }
 
+VectorD LogZTracker::autocorrelation_times(Autocorrelation& a, const MatrixD& deviations) const {
+  const Eigen::Index streams = deviations.rows();
+  const int lags = config_.autocorrelation_lags;
+  VectorD tau = VectorD::Ones(streams);
+  if (lags <= 0 || config_.variance_smoothing <= 0.0) return tau;
+  if (!a.history.empty() && (a.history.front().rows() != streams || a.history.front().cols() != deviations.cols()))
+    a = Autocorrelation{};
+  if (static_cast<int>(a.history.size()) == lags) {
+    // products[s * (K+1) + k] = Σ_n r_{n,t} r_{n,t−k} for stream s.
+    VectorD products(streams * (lags + 1));
+    for (Eigen::Index st = 0; st < streams; ++st) {
+      products[st * (lags + 1)] = deviations.row(st).squaredNorm();
+      for (int k = 1; k <= lags; ++k)
+        products[st * (lags + 1) + k] =
+            deviations.row(st).dot(a.history[static_cast<std::size_t>(k - 1)].row(st));
+    }
+    const bool have_history = a.lag_products.weight > 0.0;
+    const VectorD avg = smoothed(a.lag_products, products);
+    for (Eigen::Index st = 0; st < streams && have_history; ++st) {
+      const double c0 = avg[st * (lags + 1)];
+      if (!(c0 > 0.0)) continue;
+      double sum = 0.0;
+      for (int k = 1; k <= lags; ++k) {
+        const double rho = avg[st * (lags + 1) + k] / c0;
+        if (!(rho > 0.0)) break;
+        sum += rho;
+      }
+      tau[st] = 1.0 + 2.0 * sum;
+    }
+  }
+  a.history.insert(a.history.begin(), deviations);
+  if (static_cast<int>(a.history.size()) > lags) a.history.pop_back();
+  return tau;
+}
+
 namespace {
 // log mean of exp(log_w) and the relative deviations r_n = w_n / mean(w) − 1, from which every delta-method
 // (co)variance of log means over the same samples follows: Cov(log mean w, log mean w') ≈ Σ r r' / (N (N−1)).
@@ -132,16 +167,36 @@ void LogZTracker::condition_on_bridge(const StepObservations& obs) {
     }
   }
   const VectorD mom = smoothed(bridge_smoother_, raw);
+  // Autocorrelation of each pair's error ≈ mean(r_u) − mean(r_v): rows u_0 … u_{P−1}, v_0 … v_{P−1}, then the
+  // pair's lag products are the sum of its u and v rows' (the u/v cross terms live on different rungs).
+  VectorD tau = VectorD::Ones(P);
+  if (config_.autocorrelation_lags > 0 && !u.empty() && u[0].dev.size() > 1) {
+    MatrixD dev(2 * P, u[0].dev.size());
+    bool same_size = true;
+    for (Eigen::Index i = 0; i < P; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      same_size = same_size && u[k].dev.size() == dev.cols() && v[k].dev.size() == dev.cols();
+      if (!same_size) break;
+      dev.row(i) = u[k].dev.matrix().transpose();
+      dev.row(P + i) = v[k].dev.matrix().transpose();
+    }
+    if (same_size) {
+      // Pair i's series: stack u_i and v_i as one stream of 2N chain slots.
+      MatrixD pairs(P, 2 * dev.cols());
+      for (Eigen::Index i = 0; i < P; ++i) pairs.row(i) << dev.row(i), dev.row(P + i);
+      tau = autocorrelation_times(bridge_autocorrelation_, pairs);
+    }
+  }
   VectorD y(P);
   MatrixD R = MatrixD::Zero(P, P);
   for (Eigen::Index i = 0; i < P; ++i) {
     const auto k = static_cast<std::size_t>(i);
     const double half = config_.correct_log_mean_bias ? 0.5 : 0.0;
     y[i] = (u[k].log_mean + half * mom[i]) - (v[k].log_mean + half * mom[P + i]);
-    R(i, i) = std::max(config_.variance_inflation * (mom[i] + mom[P + i]), config_.min_observation_variance);
+    R(i, i) = std::max(config_.variance_inflation * tau[i] * (mom[i] + mom[P + i]), config_.min_observation_variance);
     if (config_.bridge_correlations && i + 1 < P) {
       // O_i contains −log mean v_i, O_{i+1} contains +log mean u_{i+1}.
-      R(i, i + 1) = R(i + 1, i) = -config_.variance_inflation * mom[2 * P + i];
+      R(i, i + 1) = R(i + 1, i) = -config_.variance_inflation * std::sqrt(tau[i] * tau[i + 1]) * mom[2 * P + i];
     }
   }
   MatrixD H = MatrixD::Zero(P, M + 1);
@@ -182,21 +237,29 @@ void LogZTracker::predict_with_update(const StepObservations& obs) {
 
   // Importance sampling across the update: O_i = ζ_{i,t+1} − ζ_{i,t} (+ b_{t+1} on the β = 1 row).
   VectorD log_means(M), raw(M);
+  MatrixD dev;
+  bool same_size = true;
   for (Eigen::Index i = 0; i < M; ++i) {
     const bool loo = i == 0 && config_.remove_self_influence && obs.update_log_weights_loo.size() > 0;
-    const LogMeanExp o =
-        log_mean_exp(loo ? obs.update_log_weights_loo : obs.update_log_weights[static_cast<std::size_t>(i)]);
-    log_means[i] = o.log_mean;
-    raw[i] = o.variance;
+    const VectorD& log_w = loo ? obs.update_log_weights_loo : obs.update_log_weights[static_cast<std::size_t>(i)];
+    const RelativeWeights rw = relative_weights(log_w.array());
+    log_means[i] = rw.log_mean;
+    raw[i] = delta_covariance(rw.dev, rw.dev);
+    if (i == 0) dev.resize(M, rw.dev.size());
+    same_size = same_size && rw.dev.size() == dev.cols();
+    if (same_size) dev.row(i) = rw.dev.matrix().transpose();
   }
   const VectorD variances = smoothed(is_smoother_, raw);
+  const VectorD tau = config_.autocorrelation_lags > 0 && same_size && dev.cols() > 1
+                          ? autocorrelation_times(is_autocorrelation_, dev)
+                          : VectorD(VectorD::Ones(M));
   for (Eigen::Index i = 0; i < M; ++i) {
     VectorD h = VectorD::Zero(2 * D);
     h[i] = -1.0;
     h[D + i] = 1.0;
     if (i == 0) h[D + M] = 1.0;
     const double y = log_means[i] + (config_.correct_log_mean_bias ? 0.5 * variances[i] : 0.0);
-    const double var = std::max(config_.variance_inflation * variances[i], config_.min_observation_variance);
+    const double var = std::max(config_.variance_inflation * tau[i] * variances[i], config_.min_observation_variance);
     add_observation(J, eta, h, y, var);
   }
   VectorD h = VectorD::Zero(2 * D);

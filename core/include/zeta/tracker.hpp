@@ -8,6 +8,9 @@
 //   - the exactly known β = 0 end,
 // by the Kalman-filter-like recursion of the paper's Fig. 2 in information form, so that the paper's
 // σ_Z² = ∞ (no smoothness prior on ζ) is exact. See ../shared/notes/tracking.md for the derivation.
+// Beyond the paper (each switchable in TrackerConfig; measured against exact log Z in docs/tracking.md):
+// leave-one-out importance weights at β = 1, observation variances averaged over past steps, the joint
+// covariance of neighbouring bridges, and an effective-sample-size correction for persistent chains.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +42,13 @@ struct TrackerConfig {
   // Bridge observations of neighbouring pairs share the chains of their common rung: model their (negative
   // u/v) covariance with the joint delta method instead of treating them as independent.
   bool bridge_correlations = true;
+  // Persistent chains make successive observations' errors correlated in time (on 784-visible Fashion-MNIST the
+  // bridges next to β = 1 had integrated autocorrelation times of 2–4). With autocorrelation_lags = K > 0 each
+  // observation's variance is multiplied by its estimated integrated autocorrelation time
+  // τ = 1 + 2 Σ_{k=1..K} ρ_k, ρ_k from moving averages (variance_smoothing) of Σ_n r_{n,t} r_{n,t−k}, r the
+  // relative deviations of the weights of chain slot n (the filter then treats an observation as worth 1/τ of
+  // an independent one). The sum stops at the first non-positive ρ_k; τ ≥ 1. 0 = off (the paper).
+  int autocorrelation_lags = 20;
   double variance_inflation = 1.0;  // multiplies every observation variance (after smoothing)
 };
 
@@ -78,6 +88,14 @@ class LogZTracker {
   };
   VectorD smoothed(Smoother& s, const VectorD& x) const;
   Smoother is_smoother_, bridge_smoother_;
+  // Integrated autocorrelation times per stream from the relative deviations of the current step (one row per
+  // stream, one column per chain) and those of the last autocorrelation_lags steps.
+  struct Autocorrelation {
+    std::vector<MatrixD> history;  // newest first
+    Smoother lag_products;         // per stream and lag k = 0..K: Σ_n r_{n,t} r_{n,t−k}
+  };
+  VectorD autocorrelation_times(Autocorrelation& a, const MatrixD& deviations) const;
+  Autocorrelation is_autocorrelation_, bridge_autocorrelation_;
 
   TrackerConfig config_;
   std::int64_t updates_ = 0;
