@@ -2,11 +2,26 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "zeta/error.hpp"
 
 namespace zeta {
+
+namespace {
+
+// m.colwise().sum() for a row-major m, walking the rows: the same additions in the same order (each column
+// summed from the first row down), but over contiguous memory instead of one strided pass per column.
+template <class Derived>
+Eigen::Matrix<typename Derived::Scalar, 1, Eigen::Dynamic> column_sums(const Eigen::MatrixBase<Derived>& m) {
+  Eigen::Matrix<typename Derived::Scalar, 1, Eigen::Dynamic> sums = m.row(0);
+  for (Eigen::Index r = 1; r < m.rows(); ++r) sums += m.row(r);
+  return sums;
+}
+
+}  // namespace
 
 class SmlTrainer::Engine {
  public:
@@ -69,8 +84,8 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     gradient_W_.noalias() = data_.transpose() * (positive_ / batch_rows);
     gradient_W_.noalias() -= model_chains.transpose() * (negative_ / chain_rows);
     const VectorD grad_b =
-        (data_.colwise().sum() / batch_rows - model_chains.colwise().sum() / chain_rows).transpose().template cast<double>();
-    const VectorD grad_c = (positive_.colwise().sum() / batch_rows - negative_.colwise().sum() / chain_rows)
+        (column_sums(data_) / batch_rows - column_sums(model_chains) / chain_rows).transpose().template cast<double>();
+    const VectorD grad_c = (column_sums(positive_) / batch_rows - column_sums(negative_) / chain_rows)
                                .transpose()
                                .template cast<double>();
     apply_update(rbm, learning_rate, grad_b, grad_c);
@@ -104,17 +119,29 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     const S* __restrict g = gradient_W_.data();
     const double mu = cfg.momentum;
     const double decay = cfg.weight_decay;
+    // Divergence check in the same pass: the largest exponent field of the new weights (all ones for ±inf and
+    // NaN), an integer max that vectorises, where allFinite() or a floating-point sum would walk W once more.
+    constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
+    std::uint64_t max_exponent = 0;
     if (mu == 0.0) {
       for (Eigen::Index i = 0; i < n; ++i) {
-        W[i] += lr * (static_cast<double>(g[i]) - decay * W[i]);
-        mirror[i] = static_cast<S>(W[i]);
+        const double w = W[i] + lr * (static_cast<double>(g[i]) - decay * W[i]);
+        W[i] = w;
+        mirror[i] = static_cast<S>(w);
+        std::uint64_t bits;
+        std::memcpy(&bits, &w, sizeof bits);
+        max_exponent = std::max(max_exponent, bits & kExponent);
       }
     } else {
       double* inc = owner_.inc_W_.data();
       for (Eigen::Index i = 0; i < n; ++i) {
         inc[i] = mu * inc[i] + lr * (static_cast<double>(g[i]) - decay * W[i]);
-        W[i] += inc[i];
-        mirror[i] = static_cast<S>(W[i]);
+        const double w = W[i] + inc[i];
+        W[i] = w;
+        mirror[i] = static_cast<S>(w);
+        std::uint64_t bits;
+        std::memcpy(&bits, &w, sizeof bits);
+        max_exponent = std::max(max_exponent, bits & kExponent);
       }
     }
     owner_.inc_b_ = mu * owner_.inc_b_ + lr * grad_b;
@@ -126,8 +153,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     params_.b_exact = rbm.b;
     ++rbm.revision;
     synced_revision_ = rbm.revision;
-    // x·0 is 0 for finite x and NaN otherwise: a vectorised sum, where allFinite() walks W one entry at a time.
-    const bool weights_finite = (rbm.W.array() * 0.0).sum() == 0.0;
+    const bool weights_finite = max_exponent != kExponent;
     if (!weights_finite || !rbm.b.allFinite() || !rbm.c.allFinite())
       throw Error(ErrorCode::kNumeric, "training diverged: a parameter became non-finite (lower the learning rate)");
   }

@@ -55,7 +55,9 @@ class TemperedSampler {
   void set_chains(const Mat<S>& v);
 
   // Recompute the pre-activations A = V W + c for the current chains under p. Must be called after the
-  // parameters change; sweep() calls it itself when the cached values are stale.
+  // parameters change; sweep() calls it itself when the cached values are stale. The log-probabilities of the
+  // chains (own_log_q, log_q_block) are computed from A on first use after a refresh, so a caller that reads
+  // none of them (PCD, PT without the tracker after its parameter update) does not pay for them.
   void refresh(const ParamMirror<S>& p);
   void invalidate() { fresh_ = false; }
 
@@ -64,10 +66,15 @@ class TemperedSampler {
   // pre-activations of the final states fresh.
   void sweep(const ParamMirror<S>& p, int k, Rng& rng);
 
-  // log q̃_β(x) for every chain of block `block`, from the cached pre-activations (double accumulation).
+  // log q̃_β(x) for every chain of block `block`, from the cached pre-activations (double accumulation; with
+  // S = float the bounded part log(1 + e^−|βa|) of each softplus is evaluated in float, about 1e-7 per entry,
+  // and summed in double).
   VectorD log_q_block(int block, double beta) const;
-  // log q̃ of every chain at its own temperature.
-  const VectorD& own_log_q() const { return own_log_q_; }
+  // log q̃ of every chain at its own temperature (as of the last refresh or swap).
+  const VectorD& own_log_q() const {
+    ensure_log_q();
+    return own_log_q_;
+  }
 
   const Mat<S>& chains() const { return v_; }
   auto block_chains(int i) const { return v_.middleRows(static_cast<Eigen::Index>(i) * chains_, chains_); }
@@ -93,7 +100,10 @@ class TemperedSampler {
   int ladder_moves() const { return ladder_moves_; }
 
  private:
-  double row_log_q(Eigen::Index row, double beta) const;
+  // out[n] = log q̃_β of chain first + n, n < rows.
+  void rows_log_q(Eigen::Index first, Eigen::Index rows, double beta, double* out) const;
+  void ensure_bv() const;
+  void ensure_log_q() const;
   void swap_round(int first_pair, Rng& rng);
   void swap_rows(Eigen::Index r1, Eigen::Index r2);
   void record_flow();
@@ -112,8 +122,13 @@ class TemperedSampler {
   Mat<S> a_;         // (M·N) × n_h pre-activations c + Wᵀv under the parameters of the last refresh
   Mat<S> h_;         // hidden samples (scratch)
   Mat<S> v_input_;   // visible inputs (scratch)
-  VectorD bv_;       // bᵀv per chain, double
-  VectorD own_log_q_;
+  VectorD b_;        // the visible bias (double) at the last refresh
+  // Caches derived from v_, a_ and b_ on first use (see refresh): bᵀv per chain in double, and log q̃ of every
+  // chain at its own temperature.
+  mutable VectorD bv_;
+  mutable VectorD own_log_q_;
+  mutable bool bv_fresh_ = false;
+  mutable bool log_q_fresh_ = false;
   bool fresh_ = false;
 
   std::vector<std::int64_t> accepted_;
