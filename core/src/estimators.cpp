@@ -111,7 +111,7 @@ double enumerate_log_sum(const Eigen::MatrixXd& U, const VectorD& theta, const V
   };
 
 #ifdef _OPENMP
-#pragma omp parallel
+#pragma omp parallel if (n_blocks > 1)  // one block: no team to wake and join
 #endif
   {
     Eigen::ArrayXd a(m);
