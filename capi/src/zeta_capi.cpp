@@ -99,6 +99,27 @@ void need_positive(std::int64_t n, const char* name) {
   if (n <= 0) fail(std::string(name) + " must be positive, got " + std::to_string(n));
 }
 
+// Checks a layer list passed through the ABI and copies it into a core net config (EbpConfig, MlpConfig).
+template <class NetConfig>
+void set_layers(NetConfig& c, std::int32_t n_inputs, const std::int32_t* hidden_sizes, std::int32_t n_hidden_layers,
+                std::int32_t n_outputs) {
+  constexpr int max_layers = static_cast<int>(sizeof c.hidden / sizeof c.hidden[0]);
+  need_positive(n_inputs, "n_inputs");
+  need_positive(n_outputs, "n_outputs");
+  if (n_hidden_layers < 0 || n_hidden_layers > max_layers)
+    fail("n_hidden_layers must lie in [0, " + std::to_string(max_layers) + "], got " + std::to_string(n_hidden_layers));
+  if (n_hidden_layers > 0) need(hidden_sizes, "hidden_sizes");
+  c.n_inputs = n_inputs;
+  c.n_outputs = n_outputs;
+  c.n_hidden_layers = n_hidden_layers;
+  for (int i = 0; i < max_layers; ++i) c.hidden[i] = 0;
+  for (int i = 0; i < n_hidden_layers; ++i) {
+    if (hidden_sizes[i] <= 0)
+      fail("hidden_sizes[" + std::to_string(i) + "] must be positive, got " + std::to_string(hidden_sizes[i]));
+    c.hidden[i] = hidden_sizes[i];
+  }
+}
+
 // rows x cols elements, guarding the product against overflow (the caller's array must hold that many).
 std::int64_t element_count(std::int64_t rows, std::int64_t cols, const char* name) {
   if (rows > std::numeric_limits<std::int64_t>::max() / 8 / cols)
@@ -950,23 +971,9 @@ ZETA_API zeta_status zeta_ebp_new(int32_t n_inputs, const int32_t* hidden_sizes,
                                   int32_t n_outputs, const zeta_options* opts, zeta_ebp** out) {
   return guard(__func__, [&] {
     need(out, "out");
-    need_positive(n_inputs, "n_inputs");
-    need_positive(n_outputs, "n_outputs");
-    if (n_hidden_layers < 0 || n_hidden_layers > zeta::kEbpMaxHiddenLayers)
-      fail("n_hidden_layers must lie in [0, " + std::to_string(zeta::kEbpMaxHiddenLayers) + "], got " +
-           std::to_string(n_hidden_layers));
-    if (n_hidden_layers > 0) need(hidden_sizes, "hidden_sizes");
-    check_applies(opts, kForEbp, "an EBP net");
     zeta::EbpConfig c;
-    c.n_inputs = n_inputs;
-    c.n_outputs = n_outputs;
-    c.n_hidden_layers = n_hidden_layers;
-    for (int i = 0; i < zeta::kEbpMaxHiddenLayers; ++i) c.hidden[i] = 0;
-    for (int i = 0; i < n_hidden_layers; ++i) {
-      if (hidden_sizes[i] <= 0)
-        fail("hidden_sizes[" + std::to_string(i) + "] must be positive, got " + std::to_string(hidden_sizes[i]));
-      c.hidden[i] = hidden_sizes[i];
-    }
+    set_layers(c, n_inputs, hidden_sizes, n_hidden_layers, n_outputs);
+    check_applies(opts, kForEbp, "an EBP net");
     if (opts != nullptr) {
       c.weights = static_cast<std::int32_t>(opts->get("ebp_binary_weights") != 0.0 ? zeta::EbpWeights::kBinary
                                                                                   : zeta::EbpWeights::kReal);
@@ -1492,23 +1499,9 @@ ZETA_API zeta_status zeta_mlp_new(int32_t n_inputs, const int32_t* hidden_sizes,
                                   int32_t n_outputs, const zeta_options* opts, zeta_mlp** out) {
   return guard(__func__, [&] {
     need(out, "out");
-    need_positive(n_inputs, "n_inputs");
-    need_positive(n_outputs, "n_outputs");
-    if (n_hidden_layers < 0 || n_hidden_layers > zeta::kMlpMaxHiddenLayers)
-      fail("n_hidden_layers must lie in [0, " + std::to_string(zeta::kMlpMaxHiddenLayers) + "], got " +
-           std::to_string(n_hidden_layers));
-    if (n_hidden_layers > 0) need(hidden_sizes, "hidden_sizes");
-    check_applies(opts, kForMlp, "a backpropagation MLP");
     zeta::MlpConfig c;
-    c.n_inputs = n_inputs;
-    c.n_outputs = n_outputs;
-    c.n_hidden_layers = n_hidden_layers;
-    for (int i = 0; i < zeta::kMlpMaxHiddenLayers; ++i) c.hidden[i] = 0;
-    for (int i = 0; i < n_hidden_layers; ++i) {
-      if (hidden_sizes[i] <= 0)
-        fail("hidden_sizes[" + std::to_string(i) + "] must be positive, got " + std::to_string(hidden_sizes[i]));
-      c.hidden[i] = hidden_sizes[i];
-    }
+    set_layers(c, n_inputs, hidden_sizes, n_hidden_layers, n_outputs);
+    check_applies(opts, kForMlp, "a backpropagation MLP");
     if (opts != nullptr) {
       c.learning_rate = opts->get("mlp_learning_rate");
       c.activation = static_cast<std::int32_t>(opts->get("mlp_activation"));

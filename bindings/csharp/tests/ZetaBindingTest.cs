@@ -95,6 +95,7 @@ public static class ZetaBindingTest {
       string line;
       while ((line = p.StandardOutput.ReadLine()) != null) {
         string[] f = line.Trim().Split(' ');
+        // Each value arrives as its IEEE-754 bit pattern in hex, so the comparison with the C result is bit-exact.
         output[f[0]] = f.Skip(1).Select(h => BitConverter.Int64BitsToDouble(
             unchecked((long)ulong.Parse(h, NumberStyles.HexNumber, CultureInfo.InvariantCulture)))).ToArray();
       }

@@ -110,6 +110,7 @@ public final class ZetaBindingTest {
       for (String line = r.readLine(); line != null; line = r.readLine()) {
         String[] f = line.trim().split(" ");
         double[] v = new double[f.length - 1];
+        // Each value arrives as its IEEE-754 bit pattern in hex, so the comparison with the C result is bit-exact.
         for (int i = 1; i < f.length; i++) {
           v[i - 1] = Double.longBitsToDouble(Long.parseUnsignedLong(f[i], 16));
         }
