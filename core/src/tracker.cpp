@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <string>
 
 #include <Eigen/Cholesky>
@@ -12,16 +13,26 @@
 namespace zeta {
 namespace {
 
-// log(e^x + e^y) elementwise.
-Eigen::ArrayXd log_add_exp(const Eigen::ArrayXd& x, const Eigen::ArrayXd& y) {
-  const Eigen::ArrayXd hi = x.max(y);
-  return hi + (1.0 + (-(x - y).abs()).exp()).log();
+// log(e^x + e^y) elementwise, as an expression (evaluated where it is used, with no temporaries).
+template <class X, class Y>
+auto log_add_exp(const Eigen::ArrayBase<X>& x, const Eigen::ArrayBase<Y>& y) {
+  return x.max(y) + (1.0 + (-(x - y).abs()).exp()).log();
 }
 
-// Adds the scalar observation y = hᵀx + noise(variance) to the information form (J, η).
-void add_observation(MatrixD& J, VectorD& eta, const VectorD& h, double y, double variance) {
-  J.noalias() += h * h.transpose() / variance;
-  eta += h * (y / variance);
+// One nonzero entry of an observation row h.
+struct Term {
+  Eigen::Index index;
+  double coefficient;
+};
+
+// Adds the scalar observation y = hᵀx + noise(variance) to the information form (J, η). Every observation of the
+// filter touches at most three state entries, so h is given by its nonzero terms (a dense hhᵀ per observation
+// was a visible part of the tracker's cost).
+void add_observation(MatrixD& J, VectorD& eta, std::initializer_list<Term> h, double y, double variance) {
+  for (const Term& a : h) {
+    for (const Term& b : h) J(a.index, b.index) += a.coefficient * b.coefficient / variance;
+    eta[a.index] += a.coefficient * y / variance;
+  }
 }
 
 }  // namespace
@@ -58,17 +69,13 @@ LogZTracker::LogZTracker(const std::vector<double>& betas, double log_z_beta_zer
   information_ = VectorD::Zero(M + 1);
   mean_ = VectorD::Zero(M + 1);
   for (Eigen::Index i = 0; i < M; ++i) mean_[i] = guess_[static_cast<std::size_t>(i)];
-  covariance_ = MatrixD::Zero(M + 1, M + 1);
-  covariance_.diagonal().setConstant(std::numeric_limits<double>::infinity());
   // b_0 = 0; its prior width (the first step's random-walk width) is added with the first update.
   condition_on_known_end(log_z_beta_zero);
 }
 
 void LogZTracker::condition_on_known_end(double log_z_beta_zero) {
   const Eigen::Index M = n_temperatures();
-  VectorD h = VectorD::Zero(M + 1);
-  h[M - 1] = 1.0;
-  add_observation(precision_, information_, h, log_z_beta_zero, config_.min_observation_variance);
+  add_observation(precision_, information_, {{M - 1, 1.0}}, log_z_beta_zero, config_.min_observation_variance);
 }
 
 VectorD LogZTracker::smoothed(Smoother& s, const VectorD& x) const {
@@ -126,11 +133,18 @@ struct RelativeWeights {
   double log_mean = 0.0;
   Eigen::ArrayXd dev;
 };
-RelativeWeights relative_weights(const Eigen::ArrayXd& log_w) {
-  const double shift = log_w.maxCoeff();
-  const Eigen::ArrayXd w = (log_w - shift).exp();
-  const double mean = w.mean();
-  return {shift + std::log(mean), w / mean - 1.0};
+// Takes any array expression of log weights; evaluates it once and works in that buffer (this runs for every
+// rung and pair after every update, so temporaries were a measurable part of the tracker's cost).
+template <class Derived>
+RelativeWeights relative_weights(const Eigen::ArrayBase<Derived>& log_w) {
+  RelativeWeights out;
+  out.dev = log_w;
+  const double shift = out.dev.maxCoeff();
+  out.dev = (out.dev - shift).exp();
+  const double mean = out.dev.mean();
+  out.dev = out.dev / mean - 1.0;
+  out.log_mean = shift + std::log(mean);
+  return out;
 }
 double delta_covariance(const Eigen::ArrayXd& r1, const Eigen::ArrayXd& r2) {
   const auto n = static_cast<double>(r1.size());
@@ -147,10 +161,10 @@ void LogZTracker::condition_on_bridge(const StepObservations& obs) {
   for (Eigen::Index i = 0; i < P; ++i) {
     const auto k = static_cast<std::size_t>(i);
     const double log_s = mean_[i + 1] - mean_[i];  // s ≈ Z_{i+1}/Z_i
-    const Eigen::ArrayXd own = obs.lower_at_own[k].array();
-    const Eigen::ArrayXd next = obs.lower_at_next[k].array();
-    const Eigen::ArrayXd upper_lower = obs.upper_at_lower[k].array();
-    const Eigen::ArrayXd upper_own = obs.upper_at_own[k].array();
+    const auto own = obs.lower_at_own[k].array();
+    const auto next = obs.lower_at_next[k].array();
+    const auto upper_lower = obs.upper_at_lower[k].array();
+    const auto upper_own = obs.upper_at_own[k].array();
     // u = q*/q̃_i on samples of rung i, v = q*/q̃_{i+1} on samples of rung i+1; E u = Z*/Z_i, E v = Z*/Z_{i+1}.
     u[k] = relative_weights(next - log_add_exp(log_s + own, next));
     v[k] = relative_weights(upper_lower - log_add_exp(log_s + upper_lower, upper_own));
@@ -254,17 +268,14 @@ void LogZTracker::predict_with_update(const StepObservations& obs) {
                           ? autocorrelation_times(is_autocorrelation_, dev)
                           : VectorD(VectorD::Ones(M));
   for (Eigen::Index i = 0; i < M; ++i) {
-    VectorD h = VectorD::Zero(2 * D);
-    h[i] = -1.0;
-    h[D + i] = 1.0;
-    if (i == 0) h[D + M] = 1.0;
     const double y = log_means[i] + (config_.correct_log_mean_bias ? 0.5 * variances[i] : 0.0);
     const double var = std::max(config_.variance_inflation * tau[i] * variances[i], config_.min_observation_variance);
-    add_observation(J, eta, h, y, var);
+    if (i == 0)
+      add_observation(J, eta, {{i, -1.0}, {D + i, 1.0}, {D + M, 1.0}}, y, var);
+    else
+      add_observation(J, eta, {{i, -1.0}, {D + i, 1.0}}, y, var);
   }
-  VectorD h = VectorD::Zero(2 * D);
-  h[D + M - 1] = 1.0;
-  add_observation(J, eta, h, obs.next_log_z_beta_zero, config_.min_observation_variance);
+  add_observation(J, eta, {{D + M - 1, 1.0}}, obs.next_log_z_beta_zero, config_.min_observation_variance);
 
   // Marginalise x_t: Schur complement of the (positive definite) old block.
   const Eigen::LDLT<MatrixD> old_block(J.topLeftCorner(D, D));
@@ -274,14 +285,14 @@ void LogZTracker::predict_with_update(const StepObservations& obs) {
   precision_ = 0.5 * (precision_ + precision_.transpose());
 }
 
+// Only the mean is solved for at every update; (co)variances come from the kept factor when asked for (a full
+// inverse per update was a visible part of the tracker's cost, and callers read one standard deviation).
 void LogZTracker::solve() {
-  const Eigen::LDLT<MatrixD> factor(precision_);
-  if (factor.info() != Eigen::Success || !factor.isPositive())
+  factor_.compute(precision_);
+  if (factor_.info() != Eigen::Success || !factor_.isPositive() || !(factor_.vectorD().array() > 0.0).all())
     throw Error(ErrorCode::kNumeric, "log Z tracker: the posterior precision is not positive definite");
-  mean_ = factor.solve(information_);
-  covariance_ = factor.solve(MatrixD::Identity(precision_.rows(), precision_.cols()));
-  if (!mean_.allFinite() || !covariance_.allFinite())
-    throw Error(ErrorCode::kNumeric, "log Z tracker: the posterior became non-finite");
+  mean_ = factor_.solve(information_);
+  if (!mean_.allFinite()) throw Error(ErrorCode::kNumeric, "log Z tracker: the posterior became non-finite");
 }
 
 void LogZTracker::observe(const StepObservations& obs) {
@@ -304,14 +315,25 @@ double LogZTracker::mean(int i) const {
 
 double LogZTracker::std_dev(int i) const {
   require(i >= 0 && i < n_temperatures(), "temperature index out of range");
-  return std::sqrt(covariance_(i, i));
+  if (updates_ == 0) return std::numeric_limits<double>::infinity();  // no bridge yet: improper
+  VectorD unit = VectorD::Zero(precision_.rows());
+  unit[i] = 1.0;
+  return std::sqrt(factor_.solve(unit)[i]);
 }
 
 std::vector<double> LogZTracker::means() const {
   return std::vector<double>(mean_.data(), mean_.data() + n_temperatures());
 }
 
-MatrixD LogZTracker::covariance() const { return covariance_; }
+MatrixD LogZTracker::covariance() const {
+  const Eigen::Index D = precision_.rows();
+  if (updates_ == 0) {
+    MatrixD out = MatrixD::Zero(D, D);
+    out.diagonal().setConstant(std::numeric_limits<double>::infinity());
+    return out;
+  }
+  return factor_.solve(MatrixD::Identity(D, D));
+}
 
 TrainerConfig TrackedTrainer::with_observations(TrainerConfig config) {
   require(config.method == NegativePhase::kPT, "log Z tracking needs the parallel-tempering negative phase");

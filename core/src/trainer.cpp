@@ -172,8 +172,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     for (int i = 0; i + 1 < M; ++i) {
       const auto k = static_cast<std::size_t>(i);
       obs.lower_at_own[k] = own.segment(i * n, n);
-      obs.lower_at_next[k] = sampler_.log_q_block(i, betas[k + 1]);
-      obs.upper_at_lower[k] = sampler_.log_q_block(i + 1, betas[k]);
+      sampler_.neighbour_log_q(i, obs.lower_at_next[k], obs.upper_at_lower[k]);
       obs.upper_at_own[k] = own.segment((i + 1) * n, n);
     }
   }
@@ -201,10 +200,13 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       obs.update_log_weights_loo.resize(0);
       return;
     }
-    const MatrixD x = sampler_.block_chains(0).template cast<double>();
+    const auto x = sampler_.block_chains(0);
     const MatrixD sig = negative_.template cast<double>();           // σ(a) under θ_t at the chains
     const MatrixD a_next = sampler_.block_preactivations(0).template cast<double>();  // under θ_{t+1}
-    const MatrixD k = (x * x.transpose()).array() + 1.0;             // x_m·x_n + 1 (the +1 is the c / b terms)
+    // x_m·x_n + 1 (the +1 is the c / b terms). The chains are 0/1, so the Gram matrix is a matrix of counts
+    // ≤ n_visible: exact in float, which saves converting the chains to double.
+    const Mat<S> gram = x * x.transpose();
+    const MatrixD k = gram.template cast<double>().array() + 1.0;
     const MatrixD ks = k * sig;                                      // Σ_m K_mn σ_m
     const double scale = learning_rate / static_cast<double>(n);
     const double others = 1.0 / static_cast<double>(n - 1);

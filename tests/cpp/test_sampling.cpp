@@ -99,6 +99,38 @@ TEST(Sampling, OwnLogQMatchesModel) {
   }
 }
 
+
+// The bridge values taken from the last swap round are the ones a fresh evaluation gives, bit for bit, for
+// every pair (half of them come from the swap test, half are computed), in both precisions and families.
+template <class S>
+void run_neighbour_log_q(Tempering mode) {
+  const Rbm rbm = random_rbm(12, 7, 61, 1.5, 1.0);
+  TemperingConfig config;
+  config.betas = linear_ladder(6);
+  config.chains_per_temperature = 5;
+  config.mode = mode;
+  TemperedSampler<S> sampler(12, 7, config);
+  ParamMirror<S> params;
+  params.sync(rbm);
+  Rng rng(62);
+  sampler.init_chains(VectorD::Constant(12, 0.5), rng);
+  for (int sweep = 0; sweep < 30; ++sweep) {
+    sampler.sweep(params, 1, rng);
+    for (int pair = 0; pair + 1 < 6; ++pair) {
+      VectorD lower, upper;
+      sampler.neighbour_log_q(pair, lower, upper);
+      const auto k = static_cast<std::size_t>(pair);
+      EXPECT_EQ(lower, sampler.log_q_block(pair, config.betas[k + 1])) << "pair " << pair << " sweep " << sweep;
+      EXPECT_EQ(upper, sampler.log_q_block(pair + 1, config.betas[k])) << "pair " << pair << " sweep " << sweep;
+    }
+  }
+}
+
+TEST(Sampling, NeighbourLogQFromSwapsEqualsFreshEvaluation) {
+  run_neighbour_log_q<float>(Tempering::kInteraction);
+  run_neighbour_log_q<float>(Tempering::kFullEnergy);
+  run_neighbour_log_q<double>(Tempering::kInteraction);
+}
 TEST(Sampling, SameSeedSameChains) {
   const Rbm rbm = random_rbm(10, 6, 51);
   auto run = [&] {

@@ -70,6 +70,10 @@ class TemperedSampler {
   // S = float the bounded part log(1 + e^−|βa|) of each softplus is evaluated in float, about 1e-7 per entry,
   // and summed in double).
   VectorD log_q_block(int block, double beta) const;
+  // What bridge sampling between rungs i = pair and i+1 needs besides own_log_q: log q̃ at β_{i+1} of rung i's
+  // chains and log q̃ at β_i of rung i+1's chains. For the pairs of the last swap round the swap test has
+  // computed exactly these (before or after the exchange), so they are taken from there.
+  void neighbour_log_q(int pair, VectorD& lower_at_upper_beta, VectorD& upper_at_lower_beta) const;
   // log q̃ of every chain at its own temperature (as of the last refresh or swap).
   const VectorD& own_log_q() const {
     ensure_log_q();
@@ -130,6 +134,10 @@ class TemperedSampler {
   mutable bool bv_fresh_ = false;
   mutable bool log_q_fresh_ = false;
   bool fresh_ = false;
+  // neighbour_log_q of the pairs of the last swap round (index = pair), valid while cross_round_ is that
+  // round's first pair and nothing has refreshed the chains since.
+  std::vector<VectorD> cross_lower_, cross_upper_;
+  int cross_round_ = -1;
 
   std::vector<std::int64_t> accepted_;
   std::vector<std::int64_t> proposed_;

@@ -18,6 +18,8 @@
 #include <memory>
 #include <vector>
 
+#include <Eigen/Cholesky>
+
 #include "zeta/trainer.hpp"
 
 namespace zeta {
@@ -102,7 +104,7 @@ class LogZTracker {
   MatrixD precision_;     // J over [ζ_1 … ζ_M, b]
   VectorD information_;   // η
   VectorD mean_;          // μ = J⁻¹ η (kept in sync)
-  MatrixD covariance_;    // P = J⁻¹
+  Eigen::LDLT<MatrixD> factor_;  // of J, for P = J⁻¹ on demand
   std::vector<double> guess_;  // used for s where the posterior is still improper
 };
 

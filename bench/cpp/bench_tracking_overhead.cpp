@@ -1,0 +1,172 @@
+// What log Z tracking costs (issue 3's "≤ 15% of SML-PT training with the same ladder"): wall time per update of
+// SML-PT alone (SmlTrainer) and of SML-PT with the tracker attached (TrackedTrainer: recording the observations
+// plus the filter), same model, ladder, chains, data and seed, on the embedded binarised Fashion-MNIST rows.
+//
+//   bench_tracking_overhead [--hidden 25,500] [--temperatures 10] [--chains 10] [--batch 10] [--updates 2000]
+//                           [--repeats 7] [--adaptive] [--seed 1]
+//
+// Each repeat trains both from the same θ_0 for --updates updates, in alternating chunks of 50 updates (so drift in
+// the machine's speed hits both alike); the reported times are medians over repeats, the overhead is the median
+// of the per-repeat ratios. Prints one JSON line per model size. Run with OMP_NUM_THREADS=1 for the paper's setting.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "zeta/data.hpp"
+#include "zeta/error.hpp"
+#include "zeta/random.hpp"
+#include "zeta/rbm.hpp"
+#include "zeta/tracker.hpp"
+#include "zeta/trainer.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> x) {
+  std::sort(x.begin(), x.end());
+  const std::size_t n = x.size();
+  return n % 2 == 1 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+std::vector<int> parse_ints(const std::string& text) {
+  std::vector<int> out;
+  std::stringstream s(text);
+  std::string item;
+  while (std::getline(s, item, ',')) out.push_back(std::stoi(item));
+  return out;
+}
+
+struct Options {
+  std::vector<int> hidden{25, 500};
+  int temperatures = 10;
+  int chains = 10;
+  int batch = 10;
+  int updates = 2000;
+  int repeats = 7;
+  bool adaptive = false;
+  std::uint64_t seed = 1;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::runtime_error("missing value after " + arg);
+      return argv[++i];
+    };
+    if (arg == "--hidden") o.hidden = parse_ints(value());
+    else if (arg == "--temperatures") o.temperatures = std::stoi(value());
+    else if (arg == "--chains") o.chains = std::stoi(value());
+    else if (arg == "--batch") o.batch = std::stoi(value());
+    else if (arg == "--updates") o.updates = std::stoi(value());
+    else if (arg == "--repeats") o.repeats = std::stoi(value());
+    else if (arg == "--adaptive") o.adaptive = true;
+    else if (arg == "--seed") o.seed = std::stoull(value());
+    else throw std::runtime_error("unknown argument " + arg);
+  }
+  return o;
+}
+
+// Mini-batches cycled through the training rows in order: the same sequence for both trainers.
+class Batches {
+ public:
+  Batches(const zeta::MatrixD& x, int batch) : x_(x), batch_(batch) {}
+  const zeta::MatrixD& next() {
+    if (next_row_ + batch_ > x_.rows()) next_row_ = 0;
+    current_ = x_.middleRows(next_row_, batch_);
+    next_row_ += batch_;
+    return current_;
+  }
+
+ private:
+  const zeta::MatrixD& x_;
+  int batch_;
+  Eigen::Index next_row_ = 0;
+  zeta::MatrixD current_;
+};
+
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+struct Time {
+  double wall = 0.0;
+  double cpu = 0.0;  // this thread's CPU time: what the wall time would be on an otherwise idle core
+};
+
+// Times one chunk of updates, adding to total.
+template <class Trainer>
+void time_chunk(Trainer& trainer, Batches& batches, int updates, Time& total) {
+  const auto start = Clock::now();
+  const double cpu_start = thread_cpu_seconds();
+  for (int t = 0; t < updates; ++t) trainer.step(batches.next());
+  total.cpu += thread_cpu_seconds() - cpu_start;
+  total.wall += std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Options o = parse(argc, argv);
+    const zeta::Dataset train = zeta::default_train();
+    for (const int hidden : o.hidden) {
+      zeta::TrainerConfig config;
+      config.method = zeta::NegativePhase::kPT;
+      config.n_temperatures = o.temperatures;
+      config.chains_per_temperature = o.chains;
+      config.adaptive_tempering = o.adaptive;
+      config.learning_rate = 1e-3;
+      config.lr_decay = 1e3;
+      config.seed = o.seed;
+      std::vector<double> plain, tracked, ratio, plain_cpu, tracked_cpu, ratio_cpu;
+      for (int r = 0; r < o.repeats; ++r) {
+        // Fresh models each repeat: both trainers start from the same θ_0 and see the same batches.
+        zeta::Rng init(o.seed);
+        zeta::Rbm model_plain(static_cast<int>(train.x.cols()), hidden);
+        model_plain.init_from_data(train.x, init);
+        zeta::Rbm model_tracked = model_plain;
+        zeta::SmlTrainer sml(model_plain, config);
+        zeta::TrackedTrainer with_tracking(model_tracked, config);
+        // Alternate chunks of kChunk updates, so that both see the same machine (on a shared machine the speed
+        // drifts within seconds).
+        constexpr int kChunk = 50;
+        Batches plain_batches(train.x, o.batch), tracked_batches(train.x, o.batch);
+        Time p, q;
+        for (int done = 0; done < o.updates; done += kChunk) {
+          const int n = std::min(kChunk, o.updates - done);
+          time_chunk(sml, plain_batches, n, p);
+          time_chunk(with_tracking, tracked_batches, n, q);
+        }
+        plain.push_back(p.wall / o.updates);
+        tracked.push_back(q.wall / o.updates);
+        ratio.push_back(q.wall / p.wall);
+        plain_cpu.push_back(p.cpu / o.updates);
+        tracked_cpu.push_back(q.cpu / o.updates);
+        ratio_cpu.push_back(q.cpu / p.cpu);
+      }
+      std::printf(
+          "{\"visible\": %d, \"hidden\": %d, \"temperatures\": %d, \"chains\": %d, \"batch\": %d, \"updates\": %d, "
+          "\"repeats\": %d, \"adaptive\": %s, \"sml_pt_ms_per_update\": %.4f, \"tracked_ms_per_update\": %.4f, "
+          "\"overhead\": %.4f, \"sml_pt_cpu_ms_per_update\": %.4f, \"tracked_cpu_ms_per_update\": %.4f, "
+          "\"overhead_cpu\": %.4f}\n",
+          static_cast<int>(train.x.cols()), hidden, o.temperatures, o.chains, o.batch, o.updates, o.repeats,
+          o.adaptive ? "true" : "false", 1e3 * median(plain), 1e3 * median(tracked), median(ratio) - 1.0,
+          1e3 * median(plain_cpu), 1e3 * median(tracked_cpu), median(ratio_cpu) - 1.0);
+      std::fflush(stdout);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_tracking_overhead: %s\n", e.what());
+    return 2;
+  }
+}
