@@ -1,6 +1,7 @@
 #include "zeta/io.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <string>
 
 #include "zeta/error.hpp"
 
@@ -130,9 +132,35 @@ Bytes unwrap_payload(const std::uint8_t* data, std::size_t size, ObjectKind expe
   return Bytes(payload, payload + payload_size);
 }
 
+namespace {
+// The process's file-creation mask. Linux reports it in /proc/self/status without changing it; elsewhere it is
+// read once by setting and restoring it (umask has no read-only form).
+mode_t current_umask() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("Umask:", 0) == 0) return static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8));
+  static const mode_t fallback = [] {
+    const mode_t mask = ::umask(022);
+    ::umask(mask);
+    return mask;
+  }();
+  return fallback;
+}
+
+// mkstemp creates its file with mode 0600; the file it becomes should have the permissions of the file it
+// replaces, or those any new file gets (0666 minus the umask).
+mode_t permissions_for(const std::string& path) {
+  struct stat existing {};
+  if (::stat(path.c_str(), &existing) == 0) return existing.st_mode & 07777;
+  return static_cast<mode_t>(0666 & ~current_umask());
+}
+}  // namespace
+
 void write_file_atomic(const std::string& path, const Bytes& bytes) {
   require(!path.empty(), "path is empty");
   std::string tmpl = path + ".tmp-XXXXXX";
+  const mode_t mode = permissions_for(path);
   const int fd = mkstemp(tmpl.data());
   if (fd < 0) throw Error(ErrorCode::kIo, "cannot create a file next to '" + path + "': " + std::strerror(errno));
   auto fail = [&](const std::string& what) {
@@ -141,6 +169,7 @@ void write_file_atomic(const std::string& path, const Bytes& bytes) {
     std::remove(tmpl.c_str());
     throw Error(ErrorCode::kIo, what + " '" + path + "': " + reason);
   };
+  if (::fchmod(fd, mode) != 0) fail("cannot set the permissions of");
   std::size_t written = 0;
   while (written < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);

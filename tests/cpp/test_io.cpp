@@ -1,6 +1,7 @@
 // Model files and data readers: round trips are bit-exact, every kind of damage is a clean format error, and
 // writes never leave partial files behind.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -134,6 +135,28 @@ TEST(ModelFiles, FailedSaveKeepsTheOldFile) {
   EXPECT_THROW(save_rbm(bad, dir.file("m.zeta")), Error);
   EXPECT_EQ(load_rbm(dir.file("m.zeta")).W, good.W);
   EXPECT_EQ(dir.files().size(), 1U);
+}
+
+// Atomic saves go through a temporary file that mkstemp creates 0600: a new model must get 0666 minus the umask
+// like any new file, and a replaced one keeps its permissions.
+TEST(ModelFiles, SavedFilesGetTheUsualPermissions) {
+  TempDir dir;
+  const mode_t old_mask = ::umask(022);
+  const std::string path = dir.file("m.zeta");
+  save_rbm(random_rbm(3, 2, 106), path);
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644U);
+  ASSERT_EQ(::chmod(path.c_str(), 0640), 0);
+  save_rbm(random_rbm(3, 2, 107), path);
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640U);
+  ::umask(077);
+  const std::string other = dir.file("n.zeta");
+  save_rbm(random_rbm(3, 2, 108), other);
+  ASSERT_EQ(::stat(other.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600U);
+  ::umask(old_mask);
 }
 
 TEST(Data, BarsAndStripes) {
