@@ -118,10 +118,13 @@ class TrackPlot {
         }
       }
     if (!log_z && best_ >= 0) {
+      // The label goes on the side of the marker with room for it (the best update is often near the end).
+      const bool label_left = X(best_) > (left + right) / 2;
       std::snprintf(b, sizeof b,
                     "<line x1='%g' x2='%g' y1='%g' y2='%g' stroke='#d62728' stroke-dasharray='4 3'/>"
-                    "<text x='%g' y='%g' fill='#d62728'>best (early stopping)</text>\n",
-                    X(best_), X(best_), top, bottom, X(best_) + 4, top + 14);
+                    "<text x='%g' y='%g' fill='#d62728' text-anchor='%s'>best (early stopping)</text>\n",
+                    X(best_), X(best_), top, bottom, label_left ? X(best_) - 4 : X(best_) + 4, top + 14,
+                    label_left ? "end" : "start");
       svg += b;
     }
     std::snprintf(b, sizeof b, "<text x='%g' y='%g' text-anchor='middle'>parameter updates</text>\n",
