@@ -32,18 +32,4 @@ for lr in $LRS; do
       --csv "$OUT/$name.csv" --plot "$OUT/$name.svg"
   done
 done
-python3 - "$OUT" <<'EOF'
-import csv, glob, math, os, sys
-out = sys.argv[1]
-print(f"{'run':<24} {'checkpoints':>11} {'max err':>8} {'rms err':>8} {'within 2sd':>10}  (after 1,000 updates)")
-for path in sorted(glob.glob(os.path.join(out, "*.csv"))):
-    rows = [r for r in csv.DictReader(open(path)) if r["check_kind"] == "exact" and int(r["update"]) > 1000]
-    if not rows:
-        continue
-    err = [float(r["tracked_log_z"]) - float(r["check_log_z"]) for r in rows]
-    sd = [float(r["tracked_sd"]) for r in rows]
-    inside = sum(abs(e) <= 2 * s for e, s in zip(err, sd))
-    rms = math.sqrt(sum(e * e for e in err) / len(err))
-    print(f"{os.path.basename(path)[:-4]:<24} {len(rows):>11} {max(map(abs, err)):>8.3f} {rms:>8.3f} "
-          f"{100.0 * inside / len(rows):>9.0f}%")
-EOF
+scripts/tracking_summary.py "$OUT"/*.csv

@@ -10,6 +10,7 @@
 
 namespace zeta {
 
+
 namespace {
 
 // m.colwise().sum() for a row-major m, walking the rows: the same additions in the same order (each column
@@ -200,30 +201,29 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       obs.update_log_weights_loo.resize(0);
       return;
     }
+    using RowArray = Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     const auto x = sampler_.block_chains(0);
-    const MatrixD sig = negative_.template cast<double>();           // σ(a) under θ_t at the chains
-    const MatrixD a_next = sampler_.block_preactivations(0).template cast<double>();  // under θ_{t+1}
-    // x_m·x_n + 1 (the +1 is the c / b terms). The chains are 0/1, so the Gram matrix is a matrix of counts
-    // ≤ n_visible: exact in float, which saves converting the chains to double.
-    const Mat<S> gram = x * x.transpose();
-    const MatrixD k = gram.template cast<double>().array() + 1.0;
-    const MatrixD ks = k * sig;                                      // Σ_m K_mn σ_m
+    // K = x_m·x_n + 1 (the +1 is the c / b terms). The chains are 0/1, so the dots are counts ≤ n_visible: exact
+    // in float. Symmetric, so n(n+1)/2 row dots (a GEMM call costs more than the arithmetic at this size).
+    MatrixD k(n, n);
+    for (Eigen::Index r = 0; r < n; ++r)
+      for (Eigen::Index m = 0; m <= r; ++m) k(r, m) = k(m, r) = static_cast<double>(x.row(r).dot(x.row(m))) + 1.0;
+    const RowArray sig = negative_.template cast<double>().array();  // σ(a) under θ_t at the chains
+    const RowArray a_next = sampler_.block_preactivations(0).template cast<double>().array();  // under θ_{t+1}
+    const RowArray ks = (k * sig.matrix()).array();                   // Σ_m K_mr σ_m
     const double scale = learning_rate / static_cast<double>(n);
     const double others = 1.0 / static_cast<double>(n - 1);
+    // Change of every x_r's pre-activations, all chains at once: (ε/N)[σ_r K_rr − (Σ_{m≠r} σ_m K_mr)/(N−1)].
+    const RowArray own = sig.colwise() * k.diagonal().array();
+    const RowArray delta = scale * (own - (ks - own) * others);
+    const Eigen::ArrayXd delta_hidden = (softplus_array(a_next + delta) - softplus_array(a_next)).rowwise().sum();
     obs.update_log_weights_loo.resize(n);
     for (Eigen::Index r = 0; r < n; ++r) {
-      const double k_rr = k(r, r);
-      // Change of x_r's pre-activations: (ε/N)[σ_r K_rr − (Σ_{m≠r} σ_m K_mr)/(N−1)].
-      const Eigen::ArrayXd delta =
-          scale * (sig.row(r).transpose().array() * k_rr -
-                   (ks.row(r).transpose().array() - sig.row(r).transpose().array() * k_rr) * others);
-      const Eigen::ArrayXd a = a_next.row(r).transpose().array();
       // Change of bᵀx_r: (ε/N)[x_r·x_r − (Σ_{m≠r} x_m·x_r)/(N−1)], the Gram part of K without the +1.
-      const double gram_rr = k_rr - 1.0;
+      const double gram_rr = k(r, r) - 1.0;
       const double gram_sum = k.col(r).sum() - static_cast<double>(n) - gram_rr;
       const double delta_b = scale * (gram_rr - gram_sum * others);
-      const double delta_hidden = (softplus_array(a + delta) - softplus_array(a)).sum();
-      obs.update_log_weights_loo[r] = obs.update_log_weights[0][r] + delta_b + delta_hidden;
+      obs.update_log_weights_loo[r] = obs.update_log_weights[0][r] + delta_b + delta_hidden[r];
     }
   }
 
