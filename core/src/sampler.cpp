@@ -196,7 +196,7 @@ void TemperedSampler<S>::init_chains(const VectorD& visible_probs, Rng& rng) {
   require(visible_probs.size() == n_visible_, "visible_probs has the wrong length");
   v_.rowwise() = visible_probs.cast<S>().transpose();
   sample_bernoulli(v_, rng);
-  fresh_ = false;
+  chains_changed();
 }
 
 template <class S>
@@ -214,7 +214,14 @@ void TemperedSampler<S>::set_chains(const Mat<S>& v) {
     label_.assign(static_cast<std::size_t>(v.rows()), 0);
   }
   v_ = v;
+  chains_changed();
+}
+
+template <class S>
+void TemperedSampler<S>::chains_changed() {
   fresh_ = false;
+  bv_matches_chains_ = false;
+  db_pending_ = false;
 }
 
 template <class S>
@@ -247,13 +254,20 @@ void TemperedSampler<S>::rows_log_q(Eigen::Index first, Eigen::Index rows, doubl
 template <class S>
 void TemperedSampler<S>::ensure_bv() const {
   if (bv_fresh_ || !fresh_) return;  // stale pre-activations: keep the values of the last refresh
-  if constexpr (std::is_same_v<S, float>) {
+  if (bv_matches_chains_ && db_pending_) {
+    // Same chains, new visible bias (the refresh after a parameter update, read by the tracker): b'ᵀv = bᵀv + Δbᵀv.
+    // Δb is a learning-rate-sized step, so its product in S (float: relative error ~1e-6 of a value ~ε·n_v) adds
+    // ~1e-9 to a value summed exactly in double; the next sweep recomputes bᵀv from scratch.
+    bv_ += (v_ * pending_db_.cast<S>()).template cast<double>();
+  } else if constexpr (std::is_same_v<S, float>) {
     // Row by row: a product with v_.cast<double>() would first copy the chains into a double matrix.
     for (Eigen::Index r = 0; r < v_.rows(); ++r) bv_[r] = dot_to_double(v_.row(r).data(), b_.data(), n_visible_);
   } else {
     bv_.noalias() = v_ * b_;
   }
   bv_fresh_ = true;
+  bv_matches_chains_ = true;
+  db_pending_ = false;
 }
 
 template <class S>
@@ -269,6 +283,13 @@ template <class S>
 void TemperedSampler<S>::refresh(const ParamMirror<S>& p) {
   a_.noalias() = v_ * p.W;
   a_.rowwise() += p.c.transpose();
+  if (bv_matches_chains_) {  // bv_ (plus pending_db_ᵀv) is bᵀv for these chains: keep it, remember the change
+    if (db_pending_)
+      pending_db_ += p.b_exact - b_;
+    else
+      pending_db_ = p.b_exact - b_;
+    db_pending_ = true;
+  }
   b_ = p.b_exact;
   bv_fresh_ = false;
   log_q_fresh_ = false;
@@ -334,6 +355,8 @@ void TemperedSampler<S>::sweep(const ParamMirror<S>& p, int k, Rng& rng) {
     }
     v_ = v_input_.array().logistic().matrix();
     sample_bernoulli_inline(v_, rng);
+    bv_matches_chains_ = false;
+    db_pending_ = false;
   }
   refresh(p);
   if (tempered) {

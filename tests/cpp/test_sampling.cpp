@@ -100,6 +100,44 @@ TEST(Sampling, OwnLogQMatchesModel) {
 }
 
 
+// After a parameter update on the same chains, bᵀv is updated by Δbᵀv instead of recomputed; the chains'
+// log q̃ must still be the new model's. Tolerances: double arithmetic, and for float the ~1e-7 per-term rounding
+// of the softplus tails and of the Δbᵀv product (7 visibles, 5 hidden units).
+template <class S>
+void run_own_log_q_after_update(double tolerance) {
+  Rbm rbm = random_rbm(7, 5, 71, 1.0, 1.0);
+  TemperingConfig config;
+  config.betas = {1.0, 0.5, 0.0};
+  config.chains_per_temperature = 4;
+  TemperedSampler<S> sampler(7, 5, config);
+  ParamMirror<S> params;
+  params.sync(rbm);
+  Rng rng(72);
+  sampler.init_chains(VectorD::Constant(7, 0.5), rng);
+  for (int update = 0; update < 3; ++update) {
+    sampler.sweep(params, 1, rng);
+    (void)sampler.own_log_q();  // b·v computed for these chains
+    for (int twice = 0; twice < 2; ++twice) {  // two updates before the next read: the changes accumulate
+      rbm.b.array() += 0.3 * (update + 1);
+      rbm.W.array() *= 0.9;
+      params.sync(rbm);
+      sampler.refresh(params);
+    }
+    for (int block = 0; block < 3; ++block) {
+      const MatrixD v = sampler.block_chains(block).template cast<double>();
+      const VectorD expected =
+          rbm.log_unnormalized(v, config.betas[static_cast<std::size_t>(block)], Tempering::kInteraction);
+      const VectorD own = sampler.own_log_q().segment(block * 4, 4);
+      for (Eigen::Index n = 0; n < 4; ++n) EXPECT_NEAR(own[n], expected[n], tolerance) << "block " << block;
+    }
+  }
+}
+
+TEST(Sampling, OwnLogQAfterAnUpdateOnTheSameChains) {
+  run_own_log_q_after_update<double>(1e-12);
+  run_own_log_q_after_update<float>(1e-5);
+}
+
 // The bridge values taken from the last swap round are the ones a fresh evaluation gives, bit for bit, for
 // every pair (half of them come from the swap test, half are computed), in both precisions and families.
 template <class S>

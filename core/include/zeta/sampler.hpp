@@ -107,6 +107,7 @@ class TemperedSampler {
   // out[n] = log q̃_β of chain first + n, n < rows.
   void rows_log_q(Eigen::Index first, Eigen::Index rows, double beta, double* out) const;
   void ensure_bv() const;
+  void chains_changed();
   void ensure_log_q() const;
   void swap_round(int first_pair, Rng& rng);
   void swap_rows(Eigen::Index r1, Eigen::Index r2);
@@ -132,6 +133,11 @@ class TemperedSampler {
   mutable VectorD bv_;
   mutable VectorD own_log_q_;
   mutable bool bv_fresh_ = false;
+  // bv_ + pending_db_ᵀv is bᵀv for the current chains (after a refresh with a new b, the chains unchanged), so
+  // ensure_bv can update instead of recompute.
+  mutable bool bv_matches_chains_ = false;
+  mutable bool db_pending_ = false;
+  VectorD pending_db_;
   mutable bool log_q_fresh_ = false;
   bool fresh_ = false;
   // neighbour_log_q of the pairs of the last swap round (index = pair), valid while cross_round_ is that
