@@ -73,22 +73,28 @@ std::string json_array(const std::vector<double>& x) {
 }
 
 // One float GEMM of the update, in the exact expression form (row-major operands, noalias) the trainer uses.
-enum class GemmKind { kXW, kHWt, kXtP };  // C = X·W, C = H·Wᵀ, C = Xᵀ·P
+// C = X·W, C = H·Wᵀ, C = Xᵀ·P, and the low-rank refresh's two products (TemperedSampler::refresh_low_rank):
+// O = V·Uᵀ (U: the step's K rows) and A += O·Z (Z: K × n_h).
+enum class GemmKind { kXW, kHWt, kXtP, kVUt, kOZ };
 
 struct GemmShape {
   GemmKind kind;
-  int rows;  // rows of the chain/data operand (100 or 1000 or 10)
+  int rows;       // rows of the chain/data operand (100 or 1000 or 10)
+  int inner = 0;  // K, the rank of the step (low-rank kinds only)
   std::string name() const {
-    const std::string r = std::to_string(rows);
+    const std::string r = std::to_string(rows), k = std::to_string(inner);
     switch (kind) {
       case GemmKind::kXW: return r + "x784 * 784x500";
       case GemmKind::kHWt: return r + "x500 * (784x500)^T";
       case GemmKind::kXtP: return "(" + r + "x784)^T * " + r + "x500";
+      case GemmKind::kVUt: return r + "x784 * (" + k + "x784)^T";
+      case GemmKind::kOZ: return r + "x" + k + " * " + k + "x500";
     }
     return "";
   }
   bool operator<(const GemmShape& o) const {
-    return kind != o.kind ? kind < o.kind : rows < o.rows;
+    if (kind != o.kind) return kind < o.kind;
+    return rows != o.rows ? rows < o.rows : inner < o.inner;
   }
 };
 
@@ -108,6 +114,9 @@ GemmResult measure_gemm(const GemmShape& shape, int n_visible, int n_hidden, int
   const MatrixF W = uniform(n_visible, n_hidden) * 0.01f;
   const MatrixF X = uniform(shape.rows, n_visible);
   const MatrixF H = uniform(shape.rows, n_hidden);
+  const MatrixF U = uniform(shape.inner, n_visible);
+  const MatrixF O = uniform(shape.rows, shape.inner);
+  const MatrixF Z = uniform(shape.inner, n_hidden) * 0.01f;
   MatrixF C;
   std::function<void()> body;
   switch (shape.kind) {
@@ -123,10 +132,22 @@ GemmResult measure_gemm(const GemmShape& shape, int n_visible, int n_hidden, int
       C.resize(n_visible, n_hidden);
       body = [&] { C.noalias() = X.transpose() * H; };
       break;
+    case GemmKind::kVUt:
+      C.resize(shape.rows, shape.inner);
+      body = [&] { C.noalias() = X * U.transpose(); };
+      break;
+    case GemmKind::kOZ:
+      C = MatrixF::Zero(shape.rows, n_hidden);
+      body = [&] { C.noalias() += O * Z; };
+      break;
   }
   for (int i = 0; i < 5; ++i) body();
   GemmResult res;
-  res.flops = 2.0 * shape.rows * n_visible * n_hidden;
+  switch (shape.kind) {
+    case GemmKind::kVUt: res.flops = 2.0 * shape.rows * n_visible * shape.inner; break;
+    case GemmKind::kOZ: res.flops = 2.0 * shape.rows * shape.inner * n_hidden; break;
+    default: res.flops = 2.0 * shape.rows * n_visible * n_hidden;
+  }
   const double per_s = median(rates(body, 1.0, repeats, min_time));
   res.seconds = 1.0 / per_s;
   res.gflops = res.flops * per_s * 1e-9;
@@ -143,8 +164,9 @@ struct Config {
 
 // The GEMMs of one SmlTrainer::step with a persistent negative phase (PCD or PT), in order:
 // positive phase X·W; per Gibbs step H·Wᵀ and V·W (the sweep's closing refresh); gradient Xᵀ·P and V₀ᵀ·N;
-// refresh of the chains' pre-activations under the new parameters V·W.
-std::vector<GemmShape> update_gemms(const Config& c, int batch) {
+// refresh of the chains' pre-activations under the new parameters: V·W, or V·Uᵀ and O·Z when the trainer
+// takes the low-rank route (K = batch + model rows).
+std::vector<GemmShape> update_gemms(const Config& c, int batch, int n_visible, int n_hidden) {
   std::vector<GemmShape> g = {{GemmKind::kXW, batch}};
   for (int k = 0; k < c.trainer.gibbs_steps; ++k) {
     g.push_back({GemmKind::kHWt, c.rows});
@@ -152,7 +174,13 @@ std::vector<GemmShape> update_gemms(const Config& c, int batch) {
   }
   g.push_back({GemmKind::kXtP, batch});
   g.push_back({GemmKind::kXtP, c.model_rows});
-  g.push_back({GemmKind::kXW, c.rows});
+  const int k = batch + c.model_rows;
+  if (zeta::low_rank_refresh_pays(c.trainer, n_visible, n_hidden, k)) {
+    g.push_back({GemmKind::kVUt, c.rows, k});
+    g.push_back({GemmKind::kOZ, c.rows, k});
+  } else {
+    g.push_back({GemmKind::kXW, c.rows});
+  }
   return g;
 }
 
@@ -268,7 +296,7 @@ int main(int argc, char** argv) {
       double gemm_flops = 0.0, gemm_seconds = 0.0;
       std::ostringstream shapes;
       bool first_shape = true;
-      for (const GemmShape& s : update_gemms(c, batch)) {
+      for (const GemmShape& s : update_gemms(c, batch, n_visible, n_hidden)) {
         auto it = gemm.find(s);
         if (it == gemm.end()) it = gemm.emplace(s, measure_gemm(s, n_visible, n_hidden, repeats, min_time / 4)).first;
         gemm_flops += it->second.flops;

@@ -283,6 +283,33 @@ template <class S>
 void TemperedSampler<S>::refresh(const ParamMirror<S>& p) {
   a_.noalias() = v_ * p.W;
   a_.rowwise() += p.c.transpose();
+  parameters_refreshed(p);
+}
+
+template <class S>
+void TemperedSampler<S>::refresh_low_rank(const ParamMirror<S>& p, const Vec<S>& c_old, S keep, const Mat<S>& U,
+                                          const Mat<S>& Z) {
+  require(U.cols() == n_visible_ && Z.cols() == n_hidden_ && U.rows() == Z.rows() && c_old.size() == n_hidden_,
+          "low-rank update does not match the sampler's shape");
+  if (!fresh_) {
+    refresh(p);
+    return;
+  }
+  thread_local Mat<S> overlap;  // V Uᵀ: rows × K
+  overlap.noalias() = v_ * U.transpose();
+  if (keep != S(1)) {
+    a_.rowwise() -= c_old.transpose();
+    a_ *= keep;
+    a_.rowwise() += p.c.transpose();
+  } else {
+    a_.rowwise() += (p.c - c_old).transpose();
+  }
+  a_.noalias() += overlap * Z;
+  parameters_refreshed(p);
+}
+
+template <class S>
+void TemperedSampler<S>::parameters_refreshed(const ParamMirror<S>& p) {
   if (bv_matches_chains_) {  // bv_ (plus pending_db_ᵀv) is bᵀv for these chains: keep it, remember the change
     if (db_pending_)
       pending_db_ += p.b_exact - b_;

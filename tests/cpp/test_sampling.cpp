@@ -138,6 +138,59 @@ TEST(Sampling, OwnLogQAfterAnUpdateOnTheSameChains) {
   run_own_log_q_after_update<float>(1e-5);
 }
 
+// refresh_low_rank after a step W' = keep·W + Uᵀ Z, c' = c + Δc gives the pre-activations and log q̃ that a
+// full refresh under the new parameters gives. Tolerances: double rounding of sums of ~20 terms of size ≤ 10
+// (1e-12), and float's ~6e-8 relative rounding on pre-activations of size ≤ 10 (2e-5 with margin for the
+// n_h = 9 softplus terms of log q̃).
+template <class S>
+void run_low_rank_refresh(double tolerance) {
+  constexpr int kVisible = 11, kHidden = 9, kRank = 4;
+  Rbm rbm = random_rbm(kVisible, kHidden, 81, 1.0, 1.0);
+  TemperingConfig config;
+  config.betas = {1.0, 0.5, 0.0};
+  config.chains_per_temperature = 5;
+  TemperedSampler<S> low_rank(kVisible, kHidden, config), full(kVisible, kHidden, config);
+  ParamMirror<S> params;
+  params.sync(rbm);
+  Rng rng(82), same(82);
+  low_rank.init_chains(VectorD::Constant(kVisible, 0.5), rng);
+  full.init_chains(VectorD::Constant(kVisible, 0.5), same);
+  Rng draw(83);
+  for (int update = 0; update < 4; ++update) {
+    low_rank.sweep(params, 1, rng);
+    full.sweep(params, 1, same);
+    ASSERT_EQ(low_rank.chains(), full.chains());
+    (void)low_rank.own_log_q();
+    // A step of the trainer's form: binary rows U, arbitrary statistics Z, decay (keep < 1) on odd updates.
+    Mat<S> U(kRank, kVisible), Z(kRank, kHidden);
+    for (int r = 0; r < kRank; ++r) {
+      for (int j = 0; j < kVisible; ++j) U(r, j) = draw.uniform() < 0.5 ? S(1) : S(0);
+      for (int j = 0; j < kHidden; ++j) Z(r, j) = static_cast<S>(0.2 * (draw.uniform() - 0.5));
+    }
+    const double keep = update % 2 == 1 ? 0.97 : 1.0;
+    const Vec<S> c_old = params.c;
+    rbm.W = keep * rbm.W + (U.transpose() * Z).template cast<double>();
+    rbm.c.array() += 0.1 * (update + 1);
+    rbm.b.array() -= 0.05;
+    params.sync(rbm);
+    low_rank.refresh_low_rank(params, c_old, static_cast<S>(keep), U, Z);
+    full.refresh(params);
+    for (int block = 0; block < 3; ++block) {
+      const auto a = low_rank.block_preactivations(block), b = full.block_preactivations(block);
+      for (Eigen::Index n = 0; n < a.rows(); ++n)
+        for (Eigen::Index j = 0; j < a.cols(); ++j)
+          EXPECT_NEAR(a(n, j), b(n, j), tolerance) << "block " << block << " update " << update;
+      for (Eigen::Index n = 0; n < 5; ++n)
+        EXPECT_NEAR(low_rank.own_log_q()[block * 5 + n], full.own_log_q()[block * 5 + n], tolerance);
+    }
+  }
+}
+
+TEST(Sampling, LowRankRefreshEqualsFullRefresh) {
+  run_low_rank_refresh<double>(1e-12);
+  run_low_rank_refresh<float>(2e-5);
+}
+
 // The bridge values taken from the last swap round are the ones a fresh evaluation gives, bit for bit, for
 // every pair (half of them come from the swap test, half are computed), in both precisions and families.
 template <class S>

@@ -128,9 +128,13 @@ TEST(Training, SameSeedSameParameters) {
   }
 }
 
-TEST(Training, ObservationsAreTheClaimedLogProbabilities) {
+// The recorded observations are the model's own log q̃ of the chains. Run at a shape where the chains'
+// pre-activations are refreshed by a full product after each update, and at one where they are refreshed by
+// the low-rank change of W (with weight decay, so that the decay's rescaling is covered too).
+void check_observations_are_log_probabilities(int n_visible, int n_hidden, int batch_rows, double weight_decay,
+                                              bool low_rank) {
   // Double precision so the comparison with the model's own log q̃ can be tight.
-  Rbm rbm = random_rbm(12, 7, 91, 0.3, 0.3);
+  Rbm rbm = random_rbm(n_visible, n_hidden, 91, 0.3, 0.3);
   TrainerConfig config;
   config.method = NegativePhase::kPT;
   config.n_temperatures = 4;
@@ -138,15 +142,15 @@ TEST(Training, ObservationsAreTheClaimedLogProbabilities) {
   config.single_precision = false;
   config.record_observations = true;
   config.learning_rate = 0.05;
+  config.weight_decay = weight_decay;
   config.seed = 92;
+  ASSERT_EQ(low_rank_refresh_pays(config, n_visible, n_hidden, batch_rows + config.chains_per_temperature), low_rank);
   SmlTrainer trainer(rbm, config);
   Rng rng(93);
-  MatrixD batch(5, 12);
+  MatrixD batch(batch_rows, n_visible);
   for (int s = 0; s < 5; ++s) {
     for (Eigen::Index i = 0; i < batch.size(); ++i) batch.data()[i] = rng.uniform() < 0.4 ? 1.0 : 0.0;
     const Rbm before = rbm;
-    MatrixD chains_before[4];
-    for (int i = 0; i < 4; ++i) chains_before[i] = trainer.chains(i);
     trainer.step(batch);
     const StepObservations& obs = trainer.observations();
     ASSERT_EQ(obs.step, s);
@@ -170,6 +174,12 @@ TEST(Training, ObservationsAreTheClaimedLogProbabilities) {
     }
     EXPECT_NEAR(obs.next_log_z_beta_zero, rbm.log_z_at_beta_zero(Tempering::kInteraction), 1e-12);
   }
+}
+
+TEST(Training, ObservationsAreTheClaimedLogProbabilities) {
+  check_observations_are_log_probabilities(12, 7, 5, 0.0, false);
+  check_observations_are_log_probabilities(60, 40, 2, 0.0, true);
+  check_observations_are_log_probabilities(60, 40, 2, 0.01, true);
 }
 
 TEST(Training, RejectsBadConfigurationAndBatches) {

@@ -59,6 +59,11 @@ class TemperedSampler {
   // chains (own_log_q, log_q_block) are computed from A on first use after a refresh, so a caller that reads
   // none of them (PCD, PT without the tracker after its parameter update) does not pay for them.
   void refresh(const ParamMirror<S>& p);
+  // The same result after a parameter step of the form W' = keep·W + Uᵀ Z (U: K × n_v, Z: K × n_h; SGD
+  // without momentum: U the data and model rows, Z their scaled hidden statistics, keep = 1 − ελ), c' = p.c:
+  // A' = keep·(A − c_old) + (V Uᵀ) Z + c', 2·rows·K·(n_v + n_h) flops instead of 2·rows·n_v·n_h. Falls back
+  // to refresh() when A is not current for the chains under the old parameters (c_old is their hidden bias).
+  void refresh_low_rank(const ParamMirror<S>& p, const Vec<S>& c_old, S keep, const Mat<S>& U, const Mat<S>& Z);
   void invalidate() { fresh_ = false; }
 
   // k Gibbs sweeps at every temperature, then (when M > 1) one round of swaps between even pairs and one
@@ -108,6 +113,8 @@ class TemperedSampler {
   void rows_log_q(Eigen::Index first, Eigen::Index rows, double beta, double* out) const;
   void ensure_bv() const;
   void chains_changed();
+  // Cache bookkeeping shared by refresh and refresh_low_rank once A is current under p.
+  void parameters_refreshed(const ParamMirror<S>& p);
   void ensure_log_q() const;
   void swap_round(int first_pair, Rng& rng);
   void swap_rows(Eigen::Index r1, Eigen::Index r2);

@@ -54,6 +54,11 @@ struct StepObservations {
   bool parameters_jumped = false;     // the model was changed outside the trainer before this step
 };
 
+// Whether SmlTrainer, after a parameter update, refreshes the persistent chains' pre-activations by the
+// low-rank change of W (see TemperedSampler::refresh_low_rank) instead of a full product: without momentum the
+// step is ΔW = −ελW + ε(Xᵀ P / B − Vᵀ N / R), of rank ≤ step_rows = B + R besides the decay.
+bool low_rank_refresh_pays(const TrainerConfig& config, int n_visible, int n_hidden, int step_rows);
+
 class SmlTrainer {
  public:
   // The trainer borrows rbm and updates it in place; rbm must outlive the trainer.
