@@ -97,6 +97,7 @@ struct TrainOptions {
   int chains = 10;
   bool adaptive = false;
   bool full_energy = false;
+  std::vector<double> ladder;  // PT: initial inverse temperatures (empty: linear)
   std::uint64_t seed = 1;
 };
 
@@ -118,6 +119,8 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--chains", o.chains, "chains per temperature (PCD: persistent chains)")->capture_default_str();
   cmd->add_flag("--adaptive", o.adaptive, "adaptive temperature ladder (PT)");
   cmd->add_flag("--full-energy", o.full_energy, "temper the whole energy instead of paper 1's family");
+  cmd->add_option("--ladder", o.ladder, "PT inverse temperatures, 1 first, decreasing, 0 last (default: linear)")
+      ->delimiter(',');
   cmd->add_option("--seed", o.seed, "seed of everything random")->capture_default_str();
 }
 
@@ -125,7 +128,8 @@ TrainerConfig trainer_config(const TrainOptions& o) {
   TrainerConfig c;
   c.method = o.method == "cd" ? NegativePhase::kCD : o.method == "pcd" ? NegativePhase::kPCD : NegativePhase::kPT;
   c.gibbs_steps = o.gibbs;
-  c.n_temperatures = o.temperatures;
+  c.n_temperatures = o.ladder.empty() ? o.temperatures : static_cast<int>(o.ladder.size());
+  c.betas = o.ladder;
   c.chains_per_temperature = o.chains;
   c.tempering = o.full_energy ? Tempering::kFullEnergy : Tempering::kInteraction;
   c.adaptive_tempering = o.adaptive;
