@@ -120,7 +120,8 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
   cmd->add_flag("--adaptive", o.adaptive, "adaptive temperature ladder (PT)");
   cmd->add_flag("--full-energy", o.full_energy, "temper the whole energy instead of paper 1's family");
   cmd->add_option("--ladder", o.ladder, "PT inverse temperatures, 1 first, decreasing, 0 last (default: linear)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->excludes("--temperatures");  // the ladder's length is M
   cmd->add_option("--seed", o.seed, "seed of everything random")->capture_default_str();
 }
 
@@ -128,6 +129,7 @@ TrainerConfig trainer_config(const TrainOptions& o) {
   TrainerConfig c;
   c.method = o.method == "cd" ? NegativePhase::kCD : o.method == "pcd" ? NegativePhase::kPCD : NegativePhase::kPT;
   c.gibbs_steps = o.gibbs;
+  require(o.ladder.empty() || o.method == "pt", "--ladder needs --method pt");
   c.n_temperatures = o.ladder.empty() ? o.temperatures : static_cast<int>(o.ladder.size());
   c.betas = o.ladder;
   c.chains_per_temperature = o.chains;

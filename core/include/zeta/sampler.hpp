@@ -61,8 +61,9 @@ class TemperedSampler {
   void refresh(const ParamMirror<S>& p);
   // The same result after a parameter step of the form W' = keep·W + Uᵀ Z (U: K × n_v, Z: K × n_h; SGD
   // without momentum: U the data and model rows, Z their scaled hidden statistics, keep = 1 − ελ), c' = p.c:
-  // A' = keep·(A − c_old) + (V Uᵀ) Z + c', 2·rows·K·(n_v + n_h) flops instead of 2·rows·n_v·n_h. Falls back
-  // to refresh() when A is not current for the chains under the old parameters (c_old is their hidden bias).
+  // A' = keep·(A − c_old) + (V Uᵀ) Z + c', 2·rows·K·(n_v + n_h) flops instead of 2·rows·n_v·n_h, where c_old
+  // is the hidden bias A was computed with. Falls back to refresh() whenever the cached A is marked stale (new
+  // chains, invalidate(), a ladder move), even where it would still be usable.
   void refresh_low_rank(const ParamMirror<S>& p, const Vec<S>& c_old, S keep, const Mat<S>& U, const Mat<S>& Z);
   void invalidate() { fresh_ = false; }
 
