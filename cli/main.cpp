@@ -98,6 +98,8 @@ struct TrainOptions {
   bool adaptive = false;
   bool full_energy = false;
   std::vector<double> ladder;  // PT: initial inverse temperatures (empty: linear)
+  int data_moves = 0;
+  int data_pool = 1000;
   std::uint64_t seed = 1;
 };
 
@@ -122,6 +124,14 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--ladder", o.ladder, "PT inverse temperatures, 1 first, decreasing, 0 last (default: linear)")
       ->delimiter(',')
       ->excludes("--temperatures");  // the ladder's length is M
+  cmd->add_option("--data-moves", o.data_moves,
+                  "PCD/PT: coldest rungs that also get data-driven hidden-space Metropolis-Hastings moves "
+                  "(0 = paper 1's sampler)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--data-pool", o.data_pool, "training rows whose aggregate posterior the data moves propose from")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", o.seed, "seed of everything random")->capture_default_str();
 }
 
@@ -139,6 +149,8 @@ TrainerConfig trainer_config(const TrainOptions& o) {
   c.lr_decay = o.lr_decay;
   c.momentum = o.momentum;
   c.weight_decay = o.weight_decay;
+  c.data_move_rungs = o.data_moves;
+  c.data_pool_rows = o.data_pool;
   c.seed = o.seed;
   return c;
 }
@@ -167,6 +179,14 @@ Rbm initial_model(const Dataset& train, int hidden, std::uint64_t seed) {
   return rbm;
 }
 
+void print_data_move_rates(const SmlTrainer& trainer) {
+  const std::vector<double> rates = trainer.data_move_rates();
+  if (rates.empty()) return;
+  std::printf("data-move acceptance per rung:");
+  for (double r : rates) std::printf(" %.3f", r);
+  std::printf("\n");
+}
+
 int run_train(const TrainOptions& o, const std::string& out, bool quiet) {
   const DataChoice d = load_data(o.data, o.limit);
   Rbm rbm = initial_model(d.train, o.hidden, o.seed);
@@ -185,6 +205,7 @@ int run_train(const TrainOptions& o, const std::string& out, bool quiet) {
     for (double r : trainer.swap_rates()) std::printf(" %.2f", r);
     std::printf("\n");
   }
+  print_data_move_rates(trainer);
   return 0;
 }
 
@@ -345,6 +366,7 @@ int run_track(const TrackOptions& o, bool quiet) {
               tracked.log_z_std_dev());
   std::printf("; best held-out LL %.4f at update %lld\n", stopper.best().mean,
               static_cast<long long>(stopper.best_step()));
+  print_data_move_rates(tracked.trainer());
   return 0;
 }
 

@@ -10,7 +10,8 @@
 #   UPDATES=20000 CHECKPOINTS=20 DATA=default scripts/tracking_fig3.sh    # a quicker look
 #
 # Environment: UPDATES (default 100000), CHECKPOINTS (50), DATA (fashion | default), OUT (build/fig3),
-# ZETA (build/zeta), LRS ("0.001 0.01"), ALPHAS ("1000 10000 100000"), SEED (1).
+# ZETA (build/zeta), LRS ("0.001 0.01"), ALPHAS ("1000 10000 100000"), SEED (1), DATA_MOVES (0 = paper 1's
+# sampler; 1 = data-driven hidden-space moves at beta = 1, see docs/tracking.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 UPDATES=${UPDATES:-100000}
@@ -21,6 +22,7 @@ ZETA=${ZETA:-build/zeta}
 LRS=${LRS:-"0.001 0.01"}
 ALPHAS=${ALPHAS:-"1000 10000 100000"}
 SEED=${SEED:-1}
+DATA_MOVES=${DATA_MOVES:-0}
 EVERY=$((UPDATES / CHECKPOINTS))
 mkdir -p "$OUT"
 for lr in $LRS; do
@@ -29,6 +31,7 @@ for lr in $LRS; do
     echo "== $name: $UPDATES updates, exact log Z every $EVERY"
     "$ZETA" track --data "$DATA" --hidden 25 --updates "$UPDATES" --lr "$lr" --lr-decay "$alpha" \
       --temperatures 10 --chains 10 --batch 10 --seed "$SEED" --every "$EVERY" --check exact \
+      --data-moves "$DATA_MOVES" \
       --csv "$OUT/$name.csv" --plot "$OUT/$name.svg"
   done
 done

@@ -3,7 +3,11 @@
 // plus the filter), same model, ladder, chains, data and seed, on the embedded binarised Fashion-MNIST rows.
 //
 //   bench_tracking_overhead [--hidden 25,500] [--temperatures 10] [--chains 10] [--batch 10] [--updates 2000]
-//                           [--repeats 7] [--adaptive] [--seed 1]
+//                           [--repeats 7] [--adaptive] [--data-moves R] [--seed 1]
+//
+// With --data-moves R > 0 both trainers use the data-driven moves at the R coldest rungs, and a third trainer,
+// SML-PT with the paper's sampler, is timed in the same rotation: "data_moves_cost" is what the moves add to
+// SML-PT, "overhead" stays tracking's cost on top of SML-PT with the same sampler.
 //
 // Each repeat trains both from the same θ_0 for --updates updates, in alternating chunks of 50 updates (so drift in
 // the machine's speed hits both alike); the reported times are medians over repeats, the overhead is the median
@@ -50,6 +54,7 @@ struct Options {
   int updates = 2000;
   int repeats = 7;
   bool adaptive = false;
+  int data_moves = 0;
   std::uint64_t seed = 1;
 };
 
@@ -68,6 +73,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--updates") o.updates = std::stoi(value());
     else if (arg == "--repeats") o.repeats = std::stoi(value());
     else if (arg == "--adaptive") o.adaptive = true;
+    else if (arg == "--data-moves") o.data_moves = std::stoi(value());
     else if (arg == "--seed") o.seed = std::stoull(value());
     else throw std::runtime_error("unknown argument " + arg);
   }
@@ -128,24 +134,33 @@ int main(int argc, char** argv) {
       config.learning_rate = 1e-3;
       config.lr_decay = 1e3;
       config.seed = o.seed;
-      std::vector<double> plain, tracked, ratio, plain_cpu, tracked_cpu, ratio_cpu;
+      zeta::TrainerConfig paper_config = config;
+      config.data_move_rungs = o.data_moves;
+      std::vector<double> plain, tracked, ratio, plain_cpu, tracked_cpu, ratio_cpu, paper, moves_ratio;
       for (int r = 0; r < o.repeats; ++r) {
         // Fresh models each repeat: both trainers start from the same θ_0 and see the same batches.
         zeta::Rng init(o.seed);
         zeta::Rbm model_plain(static_cast<int>(train.x.cols()), hidden);
         model_plain.init_from_data(train.x, init);
         zeta::Rbm model_tracked = model_plain;
+        zeta::Rbm model_paper = model_plain;
         zeta::SmlTrainer sml(model_plain, config);
+        zeta::SmlTrainer sml_paper(model_paper, paper_config);
         zeta::TrackedTrainer with_tracking(model_tracked, config);
         // Alternate chunks of kChunk updates, so that both see the same machine (on a shared machine the speed
         // drifts within seconds).
         constexpr int kChunk = 50;
-        Batches plain_batches(train.x, o.batch), tracked_batches(train.x, o.batch);
-        Time p, q;
+        Batches plain_batches(train.x, o.batch), tracked_batches(train.x, o.batch), paper_batches(train.x, o.batch);
+        Time p, q, b;
         for (int done = 0; done < o.updates; done += kChunk) {
           const int n = std::min(kChunk, o.updates - done);
           time_chunk(sml, plain_batches, n, p);
           time_chunk(with_tracking, tracked_batches, n, q);
+          if (o.data_moves > 0) time_chunk(sml_paper, paper_batches, n, b);
+        }
+        if (o.data_moves > 0) {
+          paper.push_back(b.wall / o.updates);
+          moves_ratio.push_back(p.wall / b.wall);
         }
         plain.push_back(p.wall / o.updates);
         tracked.push_back(q.wall / o.updates);
@@ -158,10 +173,14 @@ int main(int argc, char** argv) {
           "{\"visible\": %d, \"hidden\": %d, \"temperatures\": %d, \"chains\": %d, \"batch\": %d, \"updates\": %d, "
           "\"repeats\": %d, \"adaptive\": %s, \"sml_pt_ms_per_update\": %.4f, \"tracked_ms_per_update\": %.4f, "
           "\"overhead\": %.4f, \"sml_pt_cpu_ms_per_update\": %.4f, \"tracked_cpu_ms_per_update\": %.4f, "
-          "\"overhead_cpu\": %.4f}\n",
+          "\"overhead_cpu\": %.4f, \"data_moves\": %d",
           static_cast<int>(train.x.cols()), hidden, o.temperatures, o.chains, o.batch, o.updates, o.repeats,
           o.adaptive ? "true" : "false", 1e3 * median(plain), 1e3 * median(tracked), median(ratio) - 1.0,
-          1e3 * median(plain_cpu), 1e3 * median(tracked_cpu), median(ratio_cpu) - 1.0);
+          1e3 * median(plain_cpu), 1e3 * median(tracked_cpu), median(ratio_cpu) - 1.0, o.data_moves);
+      if (o.data_moves > 0)
+        std::printf(", \"paper_sampler_sml_pt_ms_per_update\": %.4f, \"data_moves_cost\": %.4f", 1e3 * median(paper),
+                    median(moves_ratio) - 1.0);
+      std::printf("}\n");
       std::fflush(stdout);
     }
     return 0;

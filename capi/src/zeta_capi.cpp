@@ -196,6 +196,8 @@ constexpr Key kKeys[] = {
     {"adaptive_tempering", 0.0, Kind::kBool, 0.0, 1.0, false, false, kForTrainer},
     {"adapt_interval", 200.0, Kind::kInt, 1.0, kIntMax, false, false, kForTrainer},
     {"adapt_damping", 0.5, Kind::kReal, 0.0, 1.0, true, false, kForTrainer},
+    {"data_move_rungs", 0.0, Kind::kInt, 0.0, kIntMax, false, false, kForTrainer},
+    {"data_pool_rows", 1000.0, Kind::kInt, 1.0, kIntMax, false, false, kForTrainer},
     {"single_precision", 1.0, Kind::kBool, 0.0, 1.0, false, false, kForTrainer},
     {"seed", 0.0, Kind::kInt, 0.0, 9007199254740992.0, false, false, kForAll},
     {"tracker_sigma_b2", 1e-3, Kind::kReal, 0.0, kInf, true, false, kForTrainer},
@@ -271,6 +273,8 @@ zeta::TrainerConfig trainer_config(const zeta_options& o) {
   c.adaptive_tempering = o.get("adaptive_tempering") != 0.0;
   c.adapt_interval = static_cast<int>(o.get("adapt_interval"));
   c.adapt_damping = o.get("adapt_damping");
+  c.data_move_rungs = static_cast<int>(o.get("data_move_rungs"));
+  c.data_pool_rows = static_cast<int>(o.get("data_pool_rows"));
   c.single_precision = o.get("single_precision") != 0.0;
   c.seed = static_cast<std::uint64_t>(o.get("seed"));
   return c;

@@ -189,6 +189,16 @@ TemperedSampler<S>::TemperedSampler(int n_visible, int n_hidden, const Tempering
   label_.assign(static_cast<std::size_t>(rows), 0);
   flow_up_.assign(betas_.size(), 0.0);
   flow_down_.assign(betas_.size(), 0.0);
+  require(config.data_move_rungs >= 0 && config.data_move_rungs <= static_cast<int>(betas_.size()),
+          "data_move_rungs must lie in [0, number of temperatures]");
+  require(config.data_move_rungs == 0 || config.data_pool_rows >= 1, "data_pool_rows must be at least 1");
+  data_move_rungs_ = config.data_move_rungs;
+  if (data_move_rungs_ > 0) {
+    pool_a_.resize(config.data_pool_rows, n_hidden);
+    pool_softplus_.resize(config.data_pool_rows);
+  }
+  data_moves_accepted_.assign(static_cast<std::size_t>(data_move_rungs_), 0);
+  data_moves_proposed_.assign(static_cast<std::size_t>(data_move_rungs_), 0);
 }
 
 template <class S>
@@ -380,6 +390,8 @@ void TemperedSampler<S>::sweep(const ParamMirror<S>& p, int k, Rng& rng) {
     } else {
       v_input_.rowwise() += p.b.transpose();
     }
+    if (pool_size_ > 0)
+      for (int i = 0; i < data_move_rungs_; ++i) data_move(i, p, rng);
     v_ = v_input_.array().logistic().matrix();
     sample_bernoulli_inline(v_, rng);
     bv_matches_chains_ = false;
@@ -394,6 +406,100 @@ void TemperedSampler<S>::sweep(const ParamMirror<S>& p, int k, Rng& rng) {
     swap_round(1, rng);
     record_flow();
   }
+}
+
+namespace {
+
+// out[r] = Σ_j softplus(x_rj) for `rows` rows of x from `first`, accumulated in double. In float the bounded
+// part log(1 + e^−|x|) is evaluated in float (about 1e-7 per entry), as in rows_log_q.
+template <class S>
+void softplus_row_sums(const Mat<S>& x, Eigen::Index first, Eigen::Index rows, double* out) {
+  if constexpr (std::is_same_v<S, float>) {
+    thread_local Eigen::ArrayXf positive, tail;
+    const Eigen::Index cols = x.cols();
+    const Eigen::Map<const Eigen::ArrayXf> block(x.data() + first * cols, rows * cols);
+    positive = block.max(0.0f);
+    tail = ((-block.abs()).exp() + 1.0f).log();
+    for (Eigen::Index n = 0; n < rows; ++n)
+      out[n] = sum_to_double(positive.data() + n * cols, cols) + sum_to_double(tail.data() + n * cols, cols);
+  } else {
+    for (Eigen::Index n = 0; n < rows; ++n) out[n] = softplus_array(x.row(first + n).array()).sum();
+  }
+}
+
+}  // namespace
+
+template <class S>
+void TemperedSampler<S>::add_proposal_rows(const Mat<S>& hidden_preactivations) {
+  if (data_move_rungs_ == 0) return;
+  require(hidden_preactivations.cols() == n_hidden_, "proposal rows have the wrong width");
+  const Eigen::Index capacity = pool_a_.rows();
+  for (Eigen::Index r = 0; r < hidden_preactivations.rows(); ++r) {
+    pool_a_.row(pool_next_) = hidden_preactivations.row(r);
+    softplus_row_sums(pool_a_, pool_next_, 1, pool_softplus_.data() + pool_next_);
+    pool_next_ = (pool_next_ + 1) % capacity;
+    pool_size_ = std::min(pool_size_ + 1, capacity);
+  }
+}
+
+// Independence Metropolis–Hastings in hidden space for the chains of one rung, between h ~ p(h | v) and
+// v ~ p(v | h) of a Gibbs sweep. Target: the rung's hidden marginal
+//   log q̃_β(h) = β cᵀh + Σ_k softplus(β_v b_k + β (W h)_k)   (β_v: the visible bias's temperature),
+// whose softplus arguments are exactly the rows of v_input_ the sweep has just formed. Proposal: pick a pool row
+// d uniformly, draw h' ~ Π_j Bernoulli(σ(a_dj)); its density is g(h) = mean_d exp(a_dᵀh − Σ_j softplus(a_dj)).
+// Accept with probability min(1, q̃(h') g(h) / (q̃(h) g(h'))); an accepted row takes h' and its v_input_ row,
+// so the sweep then draws v from p(v | h').
+template <class S>
+void TemperedSampler<S>::data_move(int block, const ParamMirror<S>& p, Rng& rng) {
+  const Eigen::Index n = chains_;
+  const Eigen::Index first = static_cast<Eigen::Index>(block) * n;
+  const double beta = betas_[static_cast<std::size_t>(block)];
+  proposal_h_.resize(n, n_hidden_);
+  for (Eigen::Index r = 0; r < n; ++r)
+    proposal_h_.row(r) = pool_a_.row(static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(pool_size_))))
+                             .array()
+                             .logistic();
+  sample_bernoulli_inline(proposal_h_, rng);
+  proposal_input_.noalias() = proposal_h_ * p.W.transpose();
+  proposal_input_ *= static_cast<S>(beta);
+  proposal_input_.rowwise() += (static_cast<S>(visible_beta(block)) * p.b).transpose();
+
+  // log g of the current and the proposed states: log-mean-exp over the pool of a_dᵀh − Σ_j softplus(a_dj).
+  const auto pool = pool_a_.topRows(pool_size_);
+  pool_scores_.resize(2 * n, pool_size_);
+  pool_scores_.topRows(n).noalias() = h_.middleRows(first, n) * pool.transpose();
+  pool_scores_.bottomRows(n).noalias() = proposal_h_ * pool.transpose();
+  thread_local Eigen::ArrayXXd log_terms;  // (2n) × pool: log of each pool row's density at each state
+  log_terms = pool_scores_.template cast<double>().array().rowwise() - pool_softplus_.head(pool_size_).transpose().array();
+  const Eigen::ArrayXd top = log_terms.rowwise().maxCoeff();
+  log_terms.colwise() -= top;
+  log_terms = log_terms.exp();  // in place on a plain array, so Eigen's vectorised exp applies
+  const Eigen::ArrayXd log_g = top + log_terms.rowwise().sum().log() - std::log(static_cast<double>(pool_size_));
+  Eigen::ArrayXd current_softplus(n), proposed_softplus(n);
+  softplus_row_sums(v_input_, first, n, current_softplus.data());
+  softplus_row_sums(proposal_input_, 0, n, proposed_softplus.data());
+  const Vec<S> beta_c = static_cast<S>(beta) * p.c;
+  auto& accepted = data_moves_accepted_[static_cast<std::size_t>(block)];
+  for (Eigen::Index r = 0; r < n; ++r) {
+    const double current = static_cast<double>(h_.row(first + r).dot(beta_c)) + current_softplus[r] - log_g[r];
+    const double proposed = static_cast<double>(proposal_h_.row(r).dot(beta_c)) + proposed_softplus[r] - log_g[n + r];
+    const double log_ratio = proposed - current;
+    if (log_ratio >= 0.0 || std::log(rng.uniform()) < log_ratio) {
+      h_.row(first + r) = proposal_h_.row(r);
+      v_input_.row(first + r) = proposal_input_.row(r);
+      ++accepted;
+    }
+  }
+  data_moves_proposed_[static_cast<std::size_t>(block)] += n;
+}
+
+template <class S>
+std::vector<double> TemperedSampler<S>::data_move_rates() const {
+  std::vector<double> rates(data_moves_proposed_.size(), 0.0);
+  for (std::size_t i = 0; i < rates.size(); ++i)
+    if (data_moves_proposed_[i] > 0)
+      rates[i] = static_cast<double>(data_moves_accepted_[i]) / static_cast<double>(data_moves_proposed_[i]);
+  return rates;
 }
 
 template <class S>

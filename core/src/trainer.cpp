@@ -44,6 +44,7 @@ class SmlTrainer::Engine {
   virtual std::vector<double> recent_swap_rates() const = 0;
   virtual std::int64_t round_trips() const = 0;
   virtual int ladder_moves() const = 0;
+  virtual std::vector<double> data_move_rates() const = 0;
   virtual MatrixD chains(int temperature_index) const = 0;
 };
 
@@ -81,6 +82,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     } else {
       positive_.noalias() = data_ * params_.W;
       positive_.rowwise() += params_.c.transpose();
+      sampler_.add_proposal_rows(positive_);
       positive_ = positive_.array().logistic().matrix();
     }
 
@@ -133,6 +135,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
   std::vector<double> recent_swap_rates() const override { return sampler_.recent_swap_rates(); }
   std::int64_t round_trips() const override { return sampler_.round_trips(); }
   int ladder_moves() const override { return sampler_.ladder_moves(); }
+  std::vector<double> data_move_rates() const override { return sampler_.data_move_rates(); }
   MatrixD chains(int i) const override { return sampler_.block_chains(i).template cast<double>(); }
 
  private:
@@ -289,6 +292,12 @@ SmlTrainer::SmlTrainer(Rbm& rbm, const TrainerConfig& config) : rbm_(rbm), confi
     require(!config.adaptive_tempering, "adaptive tempering needs the PT negative phase");
     tempering.betas = {1.0};
   }
+  require(config.data_move_rungs >= 0 && config.data_move_rungs <= (config.method == NegativePhase::kPT ? config.n_temperatures : 1),
+          "data_move_rungs must lie in [0, number of temperatures]");
+  require(config.data_move_rungs == 0 || config.method != NegativePhase::kCD,
+          "data moves need persistent chains (PCD or PT)");
+  tempering.data_move_rungs = config.data_move_rungs;
+  tempering.data_pool_rows = config.data_pool_rows;
   if (config.momentum > 0.0) inc_W_ = MatrixD::Zero(rbm.n_visible(), rbm.n_hidden());
   inc_b_ = VectorD::Zero(rbm.n_visible());
   inc_c_ = VectorD::Zero(rbm.n_hidden());
@@ -328,6 +337,7 @@ std::vector<double> SmlTrainer::swap_rates() const { return engine_->swap_rates(
 std::vector<double> SmlTrainer::recent_swap_rates() const { return engine_->recent_swap_rates(); }
 std::int64_t SmlTrainer::round_trips() const { return engine_->round_trips(); }
 int SmlTrainer::ladder_moves() const { return engine_->ladder_moves(); }
+std::vector<double> SmlTrainer::data_move_rates() const { return engine_->data_move_rates(); }
 MatrixD SmlTrainer::chains(int temperature_index) const {
   require(temperature_index >= 0 && temperature_index < n_temperatures(), "temperature index out of range");
   return engine_->chains(temperature_index);

@@ -75,6 +75,54 @@ TEST(Sampling, ParallelTemperingFullEnergyFamilyIsStationary) {
 }
 TEST(Sampling, ParallelTemperingDoubleIsStationary) { run_pt_stationarity<double>(Tempering::kInteraction, 33); }
 
+// Data moves (independence Metropolis–Hastings in hidden space) at every rung, proposing from a pool that is
+// far from each rung's hidden marginal: accepting every proposal, or dropping the proposal density from the
+// ratio, would pull the chains towards the pool's distribution; the right ratio keeps every q_β invariant.
+template <class S>
+void run_data_move_stationarity(std::uint64_t seed) {
+  const Rbm rbm = random_rbm(6, 5, seed, 2.5, 1.0);
+  TemperingConfig config;
+  config.betas = {1.0, 0.7, 0.4, 0.15, 0.0};
+  config.chains_per_temperature = 8000;
+  config.data_move_rungs = 5;
+  config.data_pool_rows = 40;
+  TemperedSampler<S> sampler(6, 5, config);
+  ParamMirror<S> params;
+  params.sync(rbm);
+  Rng rng(seed + 7);
+  Mat<S> pool(60, 5);  // more rows than the pool holds: the oldest 20 are replaced
+  for (Eigen::Index i = 0; i < pool.size(); ++i) pool.data()[i] = static_cast<S>(1.5 * rng.normal() - 0.5);
+  sampler.add_proposal_rows(pool);
+  sampler.init_chains(VectorD::Constant(6, 0.5), rng);
+  for (int i = 0; i < 60; ++i) sampler.sweep(params, 1, rng);
+  for (int block = 0; block < sampler.n_temperatures(); ++block)
+    expect_block_matches(sampler, block,
+                         tempered_visible_distribution(rbm, config.betas[static_cast<std::size_t>(block)],
+                                                       Tempering::kInteraction));
+  const std::vector<double> rates = sampler.data_move_rates();
+  ASSERT_EQ(rates.size(), 5u);
+  for (double rate : rates) {
+    EXPECT_GT(rate, 0.005);  // the moves do happen (thousands of the 480,000 proposals)
+    EXPECT_LT(rate, 0.98);  // and are not all accepted (the pool is not q)
+  }
+}
+
+TEST(Sampling, DataMovesKeepEveryRungStationaryFloat) { run_data_move_stationarity<float>(41); }
+TEST(Sampling, DataMovesKeepEveryRungStationaryDouble) { run_data_move_stationarity<double>(42); }
+
+TEST(Sampling, DataMovesRejectBadConfigurations) {
+  TemperingConfig config;
+  config.betas = {1.0, 0.0};
+  config.data_move_rungs = 3;
+  EXPECT_THROW((TemperedSampler<float>(4, 3, config)), Error);
+  config.data_move_rungs = 1;
+  config.data_pool_rows = 0;
+  EXPECT_THROW((TemperedSampler<float>(4, 3, config)), Error);
+  config.data_pool_rows = 10;
+  TemperedSampler<float> sampler(4, 3, config);
+  EXPECT_THROW(sampler.add_proposal_rows(Mat<float>::Zero(2, 4)), Error);
+}
+
 TEST(Sampling, OwnLogQMatchesModel) {
   const Rbm rbm = random_rbm(7, 5, 41, 1.0, 1.0);
   TemperingConfig config;

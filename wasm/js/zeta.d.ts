@@ -61,6 +61,9 @@ export interface OptionValues {
   adaptive_tempering?: 0 | 1 | boolean;
   adapt_interval?: number;
   adapt_damping?: number;
+  /** Coldest rungs whose chains also get data-driven hidden-space moves (0 = paper 1's sampler). */
+  data_move_rungs?: number;
+  data_pool_rows?: number;
   single_precision?: 0 | 1 | boolean;
   seed?: number;
   tracker_sigma_b2?: number;

@@ -36,6 +36,14 @@ struct TemperingConfig {
   bool adaptive = false;       // move the ladder to maximise the round-trip flow of replicas (fixed M)
   int adapt_interval = 200;    // sampler iterations between ladder moves
   double adapt_damping = 0.5;  // fraction of the way to the feedback-optimal ladder per move
+  // Data-driven moves (not in paper 1; 0 = its sampler): in every sweep, the chains of the coldest
+  // `data_move_rungs` rungs get one independence Metropolis–Hastings move in hidden space whose proposal is the
+  // aggregate posterior of recent training rows, g(h) = mean_d p(h | x_d), x_d from add_proposal_rows. For a
+  // model that fits its data g is close to the model's own marginal q(h), so a chain can jump straight into a
+  // mode the data occupy, however far it is from the chain in Gibbs steps (see docs/tracking.md). Each move
+  // leaves the rung's q_β invariant, so the chains stay valid samples whatever the pool holds.
+  int data_move_rungs = 0;
+  int data_pool_rows = 1000;  // capacity of the pool of training rows' hidden pre-activations (a ring buffer)
 };
 
 template <class S>
@@ -71,6 +79,13 @@ class TemperedSampler {
   // between odd pairs (deterministic even-odd schedule, Metropolis rule of paper 1 eq. 2). Leaves the
   // pre-activations of the final states fresh.
   void sweep(const ParamMirror<S>& p, int k, Rng& rng);
+
+  // Adds training rows to the data-move pool by their hidden pre-activations c + Wᵀx (under whatever parameters
+  // were current: the proposal only has to be the distribution it is evaluated as). Oldest rows are replaced
+  // once the pool is full; a no-op when data_move_rungs is 0.
+  void add_proposal_rows(const Mat<S>& hidden_preactivations);
+  // Acceptance rate of the data moves at each of the data_move_rungs coldest rungs, since construction.
+  std::vector<double> data_move_rates() const;
 
   // log q̃_β(x) for every chain of block `block`, from the cached pre-activations (double accumulation; with
   // S = float the bounded part log(1 + e^−|βa|) of each softplus is evaluated in float, about 1e-7 per entry,
@@ -118,6 +133,7 @@ class TemperedSampler {
   void parameters_refreshed(const ParamMirror<S>& p);
   void ensure_log_q() const;
   void swap_round(int first_pair, Rng& rng);
+  void data_move(int block, const ParamMirror<S>& p, Rng& rng);
   void swap_rows(Eigen::Index r1, Eigen::Index r2);
   void record_flow();
   bool adapt_ladder();
@@ -161,6 +177,15 @@ class TemperedSampler {
   std::vector<signed char> label_;
   std::vector<double> flow_up_;    // per rung: label +1 counts
   std::vector<double> flow_down_;  // per rung: label −1 counts
+  // Data-move pool: rows' hidden pre-activations, and Σ_j softplus of each row (−log p(h = 0 | x_d)).
+  int data_move_rungs_ = 0;
+  Mat<S> pool_a_;
+  VectorD pool_softplus_;
+  Eigen::Index pool_size_ = 0;
+  Eigen::Index pool_next_ = 0;
+  Mat<S> proposal_h_, proposal_input_, pool_scores_;
+  std::vector<std::int64_t> data_moves_accepted_, data_moves_proposed_;
+
   int rounds_since_adapt_ = 0;
   int ladder_moves_ = 0;
   std::int64_t round_trips_ = 0;

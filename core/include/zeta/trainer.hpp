@@ -22,6 +22,10 @@ struct TrainerConfig {
   bool adaptive_tempering = false;
   int adapt_interval = 200;
   double adapt_damping = 0.5;
+  // PCD/PT: data-driven hidden-space moves at the coldest rungs, proposing from the aggregate posterior of the
+  // last data_pool_rows training rows (TemperingConfig::data_move_rungs; 0 = the paper's sampler).
+  int data_move_rungs = 0;
+  int data_pool_rows = 1000;
   double learning_rate = 1e-3;       // ε_init
   double lr_decay = 0.0;             // α: ε_t = min(α ε_init / (t+1), ε_init); 0 keeps ε constant
   double momentum = 0.0;
@@ -81,6 +85,8 @@ class SmlTrainer {
   std::vector<double> recent_swap_rates() const;
   std::int64_t round_trips() const;
   int ladder_moves() const;
+  // Acceptance rate of the data moves per rung (data_move_rungs entries) since the start.
+  std::vector<double> data_move_rates() const;
   // The chains at rung i (0 = β 1), as 0/1 rows.
   MatrixD chains(int temperature_index) const;
   const StepObservations& observations() const { return observations_; }
