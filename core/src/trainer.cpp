@@ -292,8 +292,7 @@ SmlTrainer::SmlTrainer(Rbm& rbm, const TrainerConfig& config) : rbm_(rbm), confi
     require(!config.adaptive_tempering, "adaptive tempering needs the PT negative phase");
     tempering.betas = {1.0};
   }
-  require(config.data_move_rungs >= 0 && config.data_move_rungs <= (config.method == NegativePhase::kPT ? config.n_temperatures : 1),
-          "data_move_rungs must lie in [0, number of temperatures]");
+  // The range of data_move_rungs is the sampler's to check (against the ladder it is given).
   require(config.data_move_rungs == 0 || config.method != NegativePhase::kCD,
           "data moves need persistent chains (PCD or PT)");
   tempering.data_move_rungs = config.data_move_rungs;
