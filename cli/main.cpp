@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -291,6 +290,7 @@ struct TrackOptions {
   std::string csv = "track.csv";
   std::string plot = "track.svg";
   std::string model_out;
+  std::string checkpoint_models;
   int ais_runs = 100;
   int ais_betas = 10000;
 };
@@ -311,11 +311,18 @@ int run_track(const TrackOptions& o, bool quiet) {
   const bool ais = o.checks == "ais" || (o.checks == "auto" && !exact);
   EarlyStopping stopper(o.patience > 0 ? o.patience : 1);
 
-  std::ofstream csv_tmp;  // rows go to a string first; the file is written atomically at the end
+  // The CSV and the plot are rewritten atomically at every checkpoint, so a long run that is stopped early leaves
+  // complete files of the checkpoints so far, never a torn one.
   std::ostringstream rows;
   rows << "update,learning_rate,tracked_log_z,tracked_sd,train_ll,valid_ll,test_ll,check_log_z,check_sd,"
           "check_kind,swap_rate_min\n";
   TrackPlot plot;
+  auto write_outputs = [&] {
+    const std::string text = rows.str();
+    write_file_atomic(o.csv, Bytes(text.begin(), text.end()));
+    const std::string svg = plot.render(exact ? "exact" : "AIS");
+    write_file_atomic(o.plot, Bytes(svg.begin(), svg.end()));
+  };
   ProgressLine line(!quiet);
   for (std::int64_t t = 1; t <= o.train.updates; ++t) {
     tracked.step(batches.next());
@@ -346,10 +353,14 @@ int run_track(const TrackOptions& o, bool quiet) {
                   exact ? "exact" : ais ? "ais" : "none", min_swap);
     rows << buffer;
     plot.add(double(t), tracked.log_z(), tracked.log_z_std_dev(), check, check_sd, va.mean);
-    if (!quiet)
-      std::fprintf(stderr, "\rupdate %lld: tracked log Z %.3f +- %.3f%s%.3f, valid LL %.3f\n",
-                   static_cast<long long>(t), tracked.log_z(), tracked.log_z_std_dev(),
-                   exact ? ", exact " : ais ? ", AIS " : "", check, va.mean);
+    write_outputs();
+    if (!o.checkpoint_models.empty()) save_rbm(rbm, o.checkpoint_models + std::to_string(t) + ".rbm");
+    if (!quiet) {
+      char checked[64] = "";
+      if (exact || ais) std::snprintf(checked, sizeof checked, ", %s %.3f", exact ? "exact" : "AIS", check);
+      std::fprintf(stderr, "\rupdate %lld: tracked log Z %.3f +- %.3f%s, valid LL %.3f\n",
+                   static_cast<long long>(t), tracked.log_z(), tracked.log_z_std_dev(), checked, va.mean);
+    }
     if (stopper.update(t, va, rbm) && o.patience > 0) {
       std::fprintf(stderr, "early stop at update %lld (best %lld)\n", static_cast<long long>(t),
                    static_cast<long long>(stopper.best_step()));
@@ -357,10 +368,7 @@ int run_track(const TrackOptions& o, bool quiet) {
     }
   }
   if (stopper.has_best()) plot.mark_best(double(stopper.best_step()));
-  const std::string text = rows.str();
-  write_file_atomic(o.csv, Bytes(text.begin(), text.end()));
-  const std::string svg = plot.render(exact ? "exact" : "AIS");
-  write_file_atomic(o.plot, Bytes(svg.begin(), svg.end()));
+  write_outputs();
   if (!o.model_out.empty()) save_rbm(stopper.has_best() && o.patience > 0 ? stopper.best_model() : rbm, o.model_out);
   std::printf("wrote %s and %s; final tracked log Z %.4f +- %.4f", o.csv.c_str(), o.plot.c_str(), tracked.log_z(),
               tracked.log_z_std_dev());
@@ -434,6 +442,8 @@ int main(int argc, char** argv) {
   track_cmd->add_option("--csv", track.csv, "CSV output")->capture_default_str();
   track_cmd->add_option("--plot", track.plot, "SVG output")->capture_default_str();
   track_cmd->add_option("--model-out", track.model_out, "save the final (or early-stopped best) model");
+  track_cmd->add_option("--checkpoint-models", track.checkpoint_models,
+                        "save the model at every checkpoint as PREFIX<update>.rbm (e.g. for AIS afterwards)");
 
   CLI11_PARSE(app, argc, argv);
   try {

@@ -11,7 +11,7 @@
 #
 # Environment: UPDATES (default 100000), CHECKPOINTS (50), DATA (fashion | default), OUT (build/fig3),
 # ZETA (build/zeta), LRS ("0.001 0.01"), ALPHAS ("1000 10000 100000"), SEED (1), DATA_MOVES (0 = paper 1's
-# sampler; 1 = data-driven hidden-space moves at beta = 1, see docs/tracking.md).
+# sampler; 1 = data-driven hidden-space moves at beta = 1, see docs/tracking.md), CHAINS (10 per temperature).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 UPDATES=${UPDATES:-100000}
@@ -23,6 +23,7 @@ LRS=${LRS:-"0.001 0.01"}
 ALPHAS=${ALPHAS:-"1000 10000 100000"}
 SEED=${SEED:-1}
 DATA_MOVES=${DATA_MOVES:-0}
+CHAINS=${CHAINS:-10}
 EVERY=$((UPDATES / CHECKPOINTS))
 mkdir -p "$OUT"
 for lr in $LRS; do
@@ -30,7 +31,7 @@ for lr in $LRS; do
     name="lr${lr}_alpha${alpha}"
     echo "== $name: $UPDATES updates, exact log Z every $EVERY"
     "$ZETA" track --data "$DATA" --hidden 25 --updates "$UPDATES" --lr "$lr" --lr-decay "$alpha" \
-      --temperatures 10 --chains 10 --batch 10 --seed "$SEED" --every "$EVERY" --check exact \
+      --temperatures 10 --chains "$CHAINS" --batch 10 --seed "$SEED" --every "$EVERY" --check exact \
       --data-moves "$DATA_MOVES" \
       --csv "$OUT/$name.csv" --plot "$OUT/$name.svg"
   done

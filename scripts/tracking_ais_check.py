@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Check a `zeta track` run against AIS computed afterwards on its checkpoint models, with several AIS seeds per
+checkpoint (paper 1 §4's yardstick, made stronger than one AIS per checkpoint).
+
+    zeta track ... --check none --csv RUN.csv --checkpoint-models PREFIX
+    scripts/tracking_ais_check.py RUN.csv PREFIX [--seeds 3] [--runs 100] [--betas 21000] [--zeta build/zeta]
+
+For every checkpoint row of RUN.csv whose model PREFIX<update>.rbm exists, runs `zeta logz --method ais` once per
+seed (seeds 1..S, schedule paper_ais_schedule(betas)) and pools the seeds as one AIS of S x runs runs: Z-hat is
+the mean of the per-seed estimates, its standard error sqrt(sum se_s^2) / S in linear space (each se_s from the
+delta method, se_lin = Z-hat_s * se_log). The 3-sigma interval is [log(Z-hat - 3 se), log(Z-hat + 3 se)] as in
+the paper (lower end -inf when se >= Z-hat / 3). Also reports the scatter of log Z-hat_s across seeds, which
+shows whether one seed's se can be trusted. AIS results are cached next to each model (keyed by its bytes and the AIS settings), so the script
+can be stopped and resumed; checkpoints are processed seed by seed so a stopped run covers every checkpoint evenly.
+Prints a markdown table and writes RUN_ais.csv next to RUN.csv.
+"""
+import argparse
+import csv
+import hashlib
+import math
+import os
+import re
+import subprocess
+import sys
+
+AIS_LINE = re.compile(r"log Z = (\S+) \+- (\S+) \(AIS")
+
+
+def run_ais(zeta, model, seed, runs, betas):
+    # The cache is keyed by the model's bytes and the AIS settings, so a rerun of `zeta track` with the same prefix
+    # never reuses another model's AIS.
+    digest = hashlib.sha256(open(model, "rb").read()).hexdigest()
+    cache = f"{model[:-4]}.ais_r{runs}_b{betas}_s{seed}.txt"
+    text = open(cache).read() if os.path.exists(cache) else ""
+    if not text.startswith(digest + "\n"):
+        out = subprocess.run([zeta, "logz", "--method", "ais", "--runs", str(runs), "--betas", str(betas),
+                              "--seed", str(seed), "--quiet", model], check=True, capture_output=True, text=True)
+        text = digest + "\n" + out.stdout
+        with open(cache + ".tmp", "w") as f:
+            f.write(text)
+        os.replace(cache + ".tmp", cache)
+    match = AIS_LINE.search(text)
+    return float(match.group(1)), float(match.group(2))
+
+
+def pool(estimates):
+    """Pools per-seed (log Z-hat, se of log Z-hat) into one AIS estimate with its 3-sigma interval."""
+    shift = max(log_z for log_z, _ in estimates)  # work relative to the largest estimate to avoid overflow
+    z = [math.exp(log_z - shift) for log_z, _ in estimates]
+    se = [zi * s for zi, (_, s) in zip(z, estimates)]
+    mean = sum(z) / len(z)
+    se_mean = math.sqrt(sum(s * s for s in se)) / len(z)
+    lower = math.log(mean - 3 * se_mean) + shift if mean > 3 * se_mean else -math.inf
+    return math.log(mean) + shift, se_mean / mean, lower, math.log(mean + 3 * se_mean) + shift
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("csv")
+    parser.add_argument("prefix")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--betas", type=int, default=21000)
+    parser.add_argument("--zeta", default="build/zeta")
+    args = parser.parse_args()
+
+    rows = [r for r in csv.DictReader(open(args.csv)) if os.path.exists(f"{args.prefix}{r['update']}.rbm")]
+    if not rows:
+        sys.exit(f"no checkpoint models {args.prefix}<update>.rbm for the rows of {args.csv}")
+    results = {r["update"]: [] for r in rows}
+    for seed in range(1, args.seeds + 1):
+        for r in rows:
+            model = f"{args.prefix}{r['update']}.rbm"
+            results[r["update"]].append(run_ais(args.zeta, model, seed, args.runs, args.betas))
+            print(f"update {r['update']} seed {seed}: AIS log Z {results[r['update']][-1][0]:.3f}", file=sys.stderr)
+
+    out_path = args.csv[:-4] + "_ais.csv"
+    fields = ["update", "tracked_log_z", "tracked_sd", "ais_log_z", "ais_se", "ais_lower_3sigma",
+              "ais_upper_3sigma", "seed_scatter_sd", "tracked_minus_ais", "inside_3sigma", "per_seed_log_z"]
+    table = []
+    for r in rows:
+        estimates = results[r["update"]]
+        log_z, se, lower, upper = pool(estimates)
+        tracked, sd = float(r["tracked_log_z"]), float(r["tracked_sd"])
+        per_seed = [e[0] for e in estimates]
+        m = sum(per_seed) / len(per_seed)
+        scatter = math.sqrt(sum((x - m) ** 2 for x in per_seed) / (len(per_seed) - 1)) if len(per_seed) > 1 else 0
+        table.append({"update": r["update"], "tracked_log_z": tracked, "tracked_sd": sd, "ais_log_z": log_z,
+                      "ais_se": se, "ais_lower_3sigma": lower, "ais_upper_3sigma": upper,
+                      "seed_scatter_sd": scatter, "tracked_minus_ais": tracked - log_z,
+                      "inside_3sigma": lower <= tracked <= upper,
+                      "per_seed_log_z": " ".join(f"{x:.3f}" for x in per_seed)})
+    with open(out_path + ".tmp", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(table)
+    os.replace(out_path + ".tmp", out_path)
+
+    print(f"| update | tracked log Z ± sd | AIS log Z ± se ({args.seeds} seeds × {args.runs} runs × {args.betas} "
+          "distributions) | AIS 3σ interval | log Z per seed (scatter sd) | tracked − AIS | inside 3σ? |")
+    print("|---|---|---|---|---|---|---|")
+    for t in table:
+        print(f"| {t['update']} | {t['tracked_log_z']:.2f} ± {t['tracked_sd']:.2f} | {t['ais_log_z']:.2f} ± "
+              f"{t['ais_se']:.2f} | [{t['ais_lower_3sigma']:.2f}, {t['ais_upper_3sigma']:.2f}] | "
+              f"{t['per_seed_log_z']} ({t['seed_scatter_sd']:.2f}) | {t['tracked_minus_ais']:+.2f} | "
+              f"{'yes' if t['inside_3sigma'] else 'no'} |")
+    inside = sum(t["inside_3sigma"] for t in table)
+    print(f"\ninside the AIS 3-sigma interval at {inside} of {len(table)} checkpoints; wrote {out_path}")
+
+
+if __name__ == "__main__":
+    main()
