@@ -3,7 +3,7 @@
 checkpoint (paper 1 §4's yardstick, made stronger than one AIS per checkpoint).
 
     zeta track ... --check none --csv RUN.csv --checkpoint-models PREFIX
-    scripts/tracking_ais_check.py RUN.csv PREFIX [--seeds 3] [--runs 100] [--betas 21000] [--zeta build/zeta]
+    scripts/tracking_ais_check.py RUN.csv PREFIX [--seeds 3] [--runs 100] [--betas 21000] [--zeta build/zeta] [--jobs 1]
 
 For every checkpoint row of RUN.csv whose model PREFIX<update>.rbm exists, runs `zeta logz --method ais` once per
 seed (seeds 1..S, schedule paper_ais_schedule(betas)) and pools the seeds as one AIS of S x runs runs: Z-hat is
@@ -15,6 +15,7 @@ can be stopped and resumed; checkpoints are processed seed by seed so a stopped 
 Prints a markdown table and writes RUN_ais.csv next to RUN.csv.
 """
 import argparse
+import concurrent.futures
 import csv
 import hashlib
 import math
@@ -62,17 +63,22 @@ def main():
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--betas", type=int, default=21000)
     parser.add_argument("--zeta", default="build/zeta")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="AIS evaluations run at once (each is one zeta process; results do not depend on it)")
     args = parser.parse_args()
 
     rows = [r for r in csv.DictReader(open(args.csv)) if os.path.exists(f"{args.prefix}{r['update']}.rbm")]
     if not rows:
         sys.exit(f"no checkpoint models {args.prefix}<update>.rbm for the rows of {args.csv}")
-    results = {r["update"]: [] for r in rows}
-    for seed in range(1, args.seeds + 1):
-        for r in rows:
-            model = f"{args.prefix}{r['update']}.rbm"
-            results[r["update"]].append(run_ais(args.zeta, model, seed, args.runs, args.betas))
-            print(f"update {r['update']} seed {seed}: AIS log Z {results[r['update']][-1][0]:.3f}", file=sys.stderr)
+    tasks = [(seed, r["update"]) for seed in range(1, args.seeds + 1) for r in rows]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool_of_runs:
+        futures = {task: pool_of_runs.submit(run_ais, args.zeta, f"{args.prefix}{task[1]}.rbm", task[0],
+                                             args.runs, args.betas) for task in tasks}
+        for seed, update in tasks:  # report in submission order, so the log reads the same for any --jobs
+            print(f"update {update} seed {seed}: AIS log Z {futures[(seed, update)].result()[0]:.3f}",
+                  file=sys.stderr)
+    results = {r["update"]: [futures[(seed, r["update"])].result() for seed in range(1, args.seeds + 1)]
+               for r in rows}
 
     out_path = args.csv[:-4] + "_ais.csv"
     fields = ["update", "tracked_log_z", "tracked_sd", "ais_log_z", "ais_se", "ais_lower_3sigma",
