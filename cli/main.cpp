@@ -100,12 +100,16 @@ struct TrainOptions {
   int data_moves = 0;
   int data_pool = 1000;
   std::uint64_t seed = 1;
+  std::string init;  // start from this saved model instead of a fresh one
 };
 
 void add_train_options(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--data", o.data, "default | fashion | bas:N | path to an IDX image file")->capture_default_str();
   cmd->add_option("--limit", o.limit, "use at most this many rows of each split");
-  cmd->add_option("--hidden", o.hidden, "hidden units")->capture_default_str()->check(CLI::PositiveNumber);
+  auto* hidden =
+      cmd->add_option("--hidden", o.hidden, "hidden units")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--init", o.init, "start from this saved model (continue training) instead of a fresh one")
+      ->excludes(hidden);
   cmd->add_option("--method", o.method, "negative phase: cd | pcd | pt")->capture_default_str()
       ->check(CLI::IsMember({"cd", "pcd", "pt"}));
   cmd->add_option("--updates", o.updates, "parameter updates")->capture_default_str()->check(CLI::PositiveNumber);
@@ -170,10 +174,16 @@ class BatchSource {
   Rng rng_;
 };
 
-Rbm initial_model(const Dataset& train, int hidden, std::uint64_t seed) {
+Rbm initial_model(const Dataset& train, const TrainOptions& o) {
   require(is_binary(train.x), "training data must be binary");
-  Rbm rbm(static_cast<int>(train.x.cols()), hidden);
-  Rng rng(seed ^ 0x5eedULL);
+  if (!o.init.empty()) {
+    Rbm rbm = load_rbm(o.init);
+    require(rbm.n_visible() == train.x.cols(), "--init model has " + std::to_string(rbm.n_visible()) +
+                                                   " visible units, the data has " + std::to_string(train.x.cols()));
+    return rbm;
+  }
+  Rbm rbm(static_cast<int>(train.x.cols()), o.hidden);
+  Rng rng(o.seed ^ 0x5eedULL);
   rbm.init_from_data(train.x, rng);
   return rbm;
 }
@@ -188,7 +198,7 @@ void print_data_move_rates(const SmlTrainer& trainer) {
 
 int run_train(const TrainOptions& o, const std::string& out, bool quiet) {
   const DataChoice d = load_data(o.data, o.limit);
-  Rbm rbm = initial_model(d.train, o.hidden, o.seed);
+  Rbm rbm = initial_model(d.train, o);
   SmlTrainer trainer(rbm, trainer_config(o));
   BatchSource batches(d.train.x, o.batch, o.seed + 1);
   ProgressLine line(!quiet);
@@ -303,7 +313,7 @@ int run_track(const TrackOptions& o, bool quiet) {
   const std::int64_t valid_rows = std::min<std::int64_t>(o.valid_rows, d.train.x.rows() / 5);
   const Dataset valid = slice_rows(d.train, d.train.x.rows() - valid_rows, valid_rows);
   const Dataset train = slice_rows(d.train, 0, d.train.x.rows() - valid_rows);
-  Rbm rbm = initial_model(train, o.train.hidden, o.train.seed);
+  Rbm rbm = initial_model(train, o.train);
   TrackedTrainer tracked(rbm, trainer_config(o.train));
   BatchSource batches(train.x, o.train.batch, o.train.seed + 1);
   const std::int64_t every = o.every > 0 ? o.every : std::max<std::int64_t>(1, o.train.updates / 50);
