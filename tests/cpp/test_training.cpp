@@ -97,6 +97,14 @@ TEST(Training, LearningRateSchedule) {
   EXPECT_DOUBLE_EQ(constant.learning_rate_at(123456), 1e-2);
 }
 
+// Eigen would otherwise take its product blocking, and so the order of float sums, from the running CPU's caches:
+// a seed would give different chains on another machine. Any program using zeta runs with the pinned sizes.
+TEST(Training, ProductBlockingIsPinnedNotDetected) {
+  EXPECT_EQ(Eigen::l1CacheSize(), zeta::kGemmL1Bytes);
+  EXPECT_EQ(Eigen::l2CacheSize(), zeta::kGemmL2Bytes);
+  EXPECT_EQ(Eigen::l3CacheSize(), zeta::kGemmL3Bytes);
+}
+
 TEST(Training, SameSeedSameParameters) {
   for (bool single : {true, false}) {
     auto run = [&](std::uint64_t seed) {
