@@ -303,6 +303,7 @@ struct TrackOptions {
   std::string checkpoint_models;
   int ais_runs = 100;
   int ais_betas = 10000;
+  TrackerConfig tracker;  // the filter's settings (docs/tracking.md); defaults are zeta's
 };
 
 // SML-PT with the log Z tracker: CSV of every checkpoint, an SVG of tracked vs exact/AIS, optional early stopping.
@@ -314,7 +315,7 @@ int run_track(const TrackOptions& o, bool quiet) {
   const Dataset valid = slice_rows(d.train, d.train.x.rows() - valid_rows, valid_rows);
   const Dataset train = slice_rows(d.train, 0, d.train.x.rows() - valid_rows);
   Rbm rbm = initial_model(train, o.train);
-  TrackedTrainer tracked(rbm, trainer_config(o.train));
+  TrackedTrainer tracked(rbm, trainer_config(o.train), o.tracker);
   BatchSource batches(train.x, o.train.batch, o.train.seed + 1);
   const std::int64_t every = o.every > 0 ? o.every : std::max<std::int64_t>(1, o.train.updates / 50);
   const bool exact = o.checks == "exact" || (o.checks == "auto" && rbm.n_hidden() <= 25);
@@ -445,6 +446,15 @@ int main(int argc, char** argv) {
   track_cmd->add_option("--valid-rows", track.valid_rows, "held-out rows taken from the training split")
       ->capture_default_str();
   track_cmd->add_option("--patience", track.patience, "early stopping after this many checkpoints without gain");
+  track_cmd->add_option("--autocorrelation-lags", track.tracker.autocorrelation_lags,
+                        "lags over which the filter estimates the observations' autocorrelation time (0 = off)")
+      ->capture_default_str()->check(CLI::Range(0, 100000));
+  track_cmd->add_option("--variance-inflation", track.tracker.variance_inflation,
+                        "factor on every observation variance of the filter")
+      ->capture_default_str()->check(CLI::Range(1e-3, 1e3));
+  track_cmd->add_option("--update-variance-inflation", track.tracker.update_variance_inflation,
+                        "extra factor on the variances of the observations across updates only")
+      ->capture_default_str()->check(CLI::Range(1e-3, 1e6));
   track_cmd->add_option("--check", track.checks, "ground truth at checkpoints: auto | exact | ais | none")
       ->capture_default_str()->check(CLI::IsMember({"auto", "exact", "ais", "none"}));
   track_cmd->add_option("--ais-runs", track.ais_runs, "AIS runs per checkpoint")->capture_default_str();

@@ -64,6 +64,13 @@ LogZTracker::LogZTracker(const std::vector<double>& betas, double log_z_beta_zer
   require(std::isfinite(config.sigma_b2_factor) && config.sigma_b2_factor > 0.0, "sigma_b2_factor must be positive");
   require(std::isfinite(config.min_observation_variance) && config.min_observation_variance > 0.0,
           "min_observation_variance must be positive");
+  require(config.autocorrelation_lags >= 0, "autocorrelation_lags must be >= 0");
+  require(std::isfinite(config.variance_inflation) && config.variance_inflation > 0.0,
+          "variance_inflation must be positive");
+  require(std::isfinite(config.update_variance_inflation) && config.update_variance_inflation > 0.0,
+          "update_variance_inflation must be positive");
+  require(std::isfinite(config.variance_smoothing) && config.variance_smoothing >= 0.0,
+          "variance_smoothing must be >= 0");
   guess_.back() = log_z_beta_zero;
   precision_ = MatrixD::Zero(M + 1, M + 1);
   information_ = VectorD::Zero(M + 1);
@@ -269,7 +276,8 @@ void LogZTracker::predict_with_update(const StepObservations& obs) {
                           : VectorD(VectorD::Ones(M));
   for (Eigen::Index i = 0; i < M; ++i) {
     const double y = log_means[i] + (config_.correct_log_mean_bias ? 0.5 * variances[i] : 0.0);
-    const double var = std::max(config_.variance_inflation * tau[i] * variances[i], config_.min_observation_variance);
+    const double var = std::max(config_.variance_inflation * config_.update_variance_inflation * tau[i] * variances[i],
+                                config_.min_observation_variance);
     if (i == 0)
       add_observation(J, eta, {{i, -1.0}, {D + i, 1.0}, {D + M, 1.0}}, y, var);
     else

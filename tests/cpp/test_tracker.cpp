@@ -3,6 +3,7 @@
 // log Z ratios on a tiny model over many draws (and the paper's plain β = 1 importance weights are not); tracking
 // a real SML-PT run follows exact log Z within its own error bars.
 #include <gtest/gtest.h>
+#include <limits>
 
 #include <algorithm>
 #include <cmath>
@@ -298,6 +299,21 @@ TEST(Tracker, RejectsMismatchedObservations) {
   TrainerConfig pcd;
   pcd.method = NegativePhase::kPCD;
   EXPECT_THROW(TrackedTrainer(rbm, pcd), Error);
+}
+
+TEST(Tracker, RejectsBadFilterSettings) {
+  const std::vector<double> guess{10.0, 9.0, 8.0, 7.0};
+  TrackerConfig lags;
+  lags.autocorrelation_lags = -1;
+  EXPECT_THROW(LogZTracker(linear_ladder(4), 7.0, guess, lags), Error);
+  for (double bad : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN()}) {
+    TrackerConfig inflation;
+    inflation.variance_inflation = bad;
+    EXPECT_THROW(LogZTracker(linear_ladder(4), 7.0, guess, inflation), Error);
+    TrackerConfig smoothing;
+    smoothing.variance_smoothing = bad == 0.0 ? -1.0 : bad;
+    EXPECT_THROW(LogZTracker(linear_ladder(4), 7.0, guess, smoothing), Error);
+  }
 }
 
 // Per-step errors of every observation model against exact log Z on a tiny model (Bars-and-Stripes 4×4,

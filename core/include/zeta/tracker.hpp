@@ -52,6 +52,9 @@ struct TrackerConfig {
   // an independent one). The sum stops at the first non-positive ρ_k; τ ≥ 1. 0 = off (the paper).
   int autocorrelation_lags = 20;
   double variance_inflation = 1.0;  // multiplies every observation variance (after smoothing)
+  // Multiplies the variances of the observations across updates only (on top of variance_inflation): > 1 makes
+  // the filter lean on the current bridges rather than on the chain of past updates.
+  double update_variance_inflation = 1.0;
 };
 
 // The filter itself, independent of any trainer: feed it one StepObservations per update.
