@@ -359,8 +359,8 @@ int run_track(const TrackOptions& o, bool quiet) {
     }
     double min_swap = 1.0;
     for (double r : tracked.trainer().recent_swap_rates()) min_swap = std::min(min_swap, r);
-    // PT practice aims at swap rates of ~0.2 or more; at 784x500 a 10-rung ladder sat at 0.02-0.08 and its bridges
-    // let the tracked log Z stray up to ~1 nat from AIS (docs/tracking.md). Said once per run.
+    // PT practice aims at swap rates of ~0.2 or more. At 784x500 a 10-rung ladder sat at 0.02-0.08 and the tracked
+    // log Z strayed up to ~1 nat from AIS; 20 rungs (0.30-0.36) halved the error (docs/tracking.md). Said once.
     if (min_swap < kLowSwapRate && !warned_low_swap) {
       std::fprintf(stderr,
                    "\rwarning: update %lld: lowest swap rate between adjacent temperatures is %.3f (< %.1f); the "
