@@ -112,6 +112,16 @@ def main():
               f"{'yes' if t['inside_3sigma'] else 'no'} |")
     inside = sum(t["inside_3sigma"] for t in table)
     print(f"\ninside the AIS 3-sigma interval at {inside} of {len(table)} checkpoints; wrote {out_path}")
+    print(f"an unbiased tracker whose sd is exactly the one it reports would be inside at "
+          f"{sum(chance_inside(t) for t in table):.1f} of {len(table)} on average")
+
+
+def chance_inside(t):
+    """P(tracked lands inside AIS's 3-sigma interval) if tracked - AIS ~ N(0, sd^2 + se^2) in log space: what
+    "inside at every checkpoint" can be expected to give at the tracker's reported precision."""
+    spread = math.hypot(t["tracked_sd"], t["ais_se"])
+    phi = lambda x: 0.5 * (1.0 + math.erf(x / (spread * math.sqrt(2.0))))
+    return phi(t["ais_upper_3sigma"] - t["ais_log_z"]) - phi(t["ais_lower_3sigma"] - t["ais_log_z"])
 
 
 if __name__ == "__main__":

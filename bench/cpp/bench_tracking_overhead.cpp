@@ -3,7 +3,7 @@
 // plus the filter), same model, ladder, chains, data and seed, on the embedded binarised Fashion-MNIST rows.
 //
 //   bench_tracking_overhead [--hidden 25,500] [--temperatures 10] [--chains 10] [--batch 10] [--updates 2000]
-//                           [--repeats 7] [--adaptive] [--data-moves R] [--seed 1]
+//                           [--repeats 7] [--adaptive] [--data-moves R] [--gibbs k] [--seed 1]
 //
 // With --data-moves R > 0 both trainers use the data-driven moves at the R coldest rungs, and a third trainer,
 // SML-PT with the paper's sampler, is timed in the same rotation: "data_moves_cost" is what the moves add to
@@ -55,6 +55,7 @@ struct Options {
   int repeats = 7;
   bool adaptive = false;
   int data_moves = 0;
+  int gibbs = 1;
   std::uint64_t seed = 1;
 };
 
@@ -74,6 +75,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--repeats") o.repeats = std::stoi(value());
     else if (arg == "--adaptive") o.adaptive = true;
     else if (arg == "--data-moves") o.data_moves = std::stoi(value());
+    else if (arg == "--gibbs") o.gibbs = std::stoi(value());
     else if (arg == "--seed") o.seed = std::stoull(value());
     else throw std::runtime_error("unknown argument " + arg);
   }
@@ -133,6 +135,7 @@ int main(int argc, char** argv) {
       config.adaptive_tempering = o.adaptive;
       config.learning_rate = 1e-3;
       config.lr_decay = 1e3;
+      config.gibbs_steps = o.gibbs;
       config.seed = o.seed;
       zeta::TrainerConfig paper_config = config;
       config.data_move_rungs = o.data_moves;
@@ -173,10 +176,10 @@ int main(int argc, char** argv) {
           "{\"visible\": %d, \"hidden\": %d, \"temperatures\": %d, \"chains\": %d, \"batch\": %d, \"updates\": %d, "
           "\"repeats\": %d, \"adaptive\": %s, \"sml_pt_ms_per_update\": %.4f, \"tracked_ms_per_update\": %.4f, "
           "\"overhead\": %.4f, \"sml_pt_cpu_ms_per_update\": %.4f, \"tracked_cpu_ms_per_update\": %.4f, "
-          "\"overhead_cpu\": %.4f, \"data_moves\": %d",
+          "\"overhead_cpu\": %.4f, \"data_moves\": %d, \"gibbs\": %d",
           static_cast<int>(train.x.cols()), hidden, o.temperatures, o.chains, o.batch, o.updates, o.repeats,
           o.adaptive ? "true" : "false", 1e3 * median(plain), 1e3 * median(tracked), median(ratio) - 1.0,
-          1e3 * median(plain_cpu), 1e3 * median(tracked_cpu), median(ratio_cpu) - 1.0, o.data_moves);
+          1e3 * median(plain_cpu), 1e3 * median(tracked_cpu), median(ratio_cpu) - 1.0, o.data_moves, o.gibbs);
       if (o.data_moves > 0)
         std::printf(", \"paper_sampler_sml_pt_ms_per_update\": %.4f, \"data_moves_cost\": %.4f", 1e3 * median(paper),
                     median(moves_ratio) - 1.0);
