@@ -120,6 +120,8 @@ def chance_inside(t):
     """P(tracked lands inside AIS's 3-sigma interval) if tracked - AIS ~ N(0, sd^2 + se^2) in log space: what
     "inside at every checkpoint" can be expected to give at the tracker's reported precision."""
     spread = math.hypot(t["tracked_sd"], t["ais_se"])
+    if not spread > 0.0:  # both exact: inside iff it is inside
+        return float(t["inside_3sigma"])
     phi = lambda x: 0.5 * (1.0 + math.erf(x / (spread * math.sqrt(2.0))))
     return phi(t["ais_upper_3sigma"] - t["ais_log_z"]) - phi(t["ais_lower_3sigma"] - t["ais_log_z"])
 
