@@ -301,6 +301,7 @@ struct TrackOptions {
   std::string plot = "track.svg";
   std::string model_out;
   std::string checkpoint_models;
+  std::string rungs_csv;
   int ais_runs = 100;
   int ais_betas = 10000;
   TrackerConfig tracker;  // the filter's settings (docs/tracking.md); defaults are zeta's
@@ -327,10 +328,17 @@ int run_track(const TrackOptions& o, bool quiet) {
   std::ostringstream rows;
   rows << "update,learning_rate,tracked_log_z,tracked_sd,train_ll,valid_ll,test_ll,check_log_z,check_sd,"
           "check_kind,swap_rate_min\n";
+  // Every rung's tracked ζ (long format), for seeing which part of the ladder an error comes from.
+  std::ostringstream rung_rows;
+  rung_rows << "update,rung,beta,tracked_log_z,tracked_sd\n";
   TrackPlot plot;
   auto write_outputs = [&] {
     const std::string text = rows.str();
     write_file_atomic(o.csv, Bytes(text.begin(), text.end()));
+    if (!o.rungs_csv.empty()) {
+      const std::string rung_text = rung_rows.str();
+      write_file_atomic(o.rungs_csv, Bytes(rung_text.begin(), rung_text.end()));
+    }
     const std::string svg = plot.render(exact ? "exact" : "AIS");
     write_file_atomic(o.plot, Bytes(svg.begin(), svg.end()));
   };
@@ -375,6 +383,14 @@ int run_track(const TrackOptions& o, bool quiet) {
                   tracked.log_z_std_dev(), tr.mean, va.mean, te.mean, check, check_sd,
                   exact ? "exact" : ais ? "ais" : "none", min_swap);
     rows << buffer;
+    if (!o.rungs_csv.empty()) {
+      const std::vector<double> betas = tracked.trainer().betas();
+      for (int i = 0; i < tracked.tracker().n_temperatures(); ++i) {
+        std::snprintf(buffer, sizeof buffer, "%lld,%d,%.8f,%.8f,%.8f\n", static_cast<long long>(t), i,
+                      betas[static_cast<std::size_t>(i)], tracked.tracker().mean(i), tracked.tracker().std_dev(i));
+        rung_rows << buffer;
+      }
+    }
     plot.add(double(t), tracked.log_z(), tracked.log_z_std_dev(), check, check_sd, va.mean);
     write_outputs();
     if (!o.checkpoint_models.empty()) save_rbm(rbm, o.checkpoint_models + std::to_string(t) + ".rbm");
@@ -474,6 +490,8 @@ int main(int argc, char** argv) {
   track_cmd->add_option("--csv", track.csv, "CSV output")->capture_default_str();
   track_cmd->add_option("--plot", track.plot, "SVG output")->capture_default_str();
   track_cmd->add_option("--model-out", track.model_out, "save the final (or early-stopped best) model");
+  track_cmd->add_option("--rungs-csv", track.rungs_csv,
+                        "also write every rung's tracked log Z and sd at every checkpoint to this CSV");
   track_cmd->add_option("--checkpoint-models", track.checkpoint_models,
                         "save the model at every checkpoint as PREFIX<update>.rbm (e.g. for AIS afterwards)");
 

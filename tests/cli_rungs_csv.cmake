@@ -1,0 +1,33 @@
+# zeta track --rungs-csv: one row per rung at every checkpoint; rung 0 is the main CSV's tracked log Z (β = 1) and
+# the last rung sits at β = 0 with the known log Z of the base model.
+# Usage: cmake -DZETA=<zeta binary> -DOUT=<directory> -P cli_rungs_csv.cmake
+execute_process(COMMAND ${ZETA} track --data bas:3 --hidden 4 --updates 200 --every 50 --temperatures 4 --quiet
+                        --csv ${OUT}/rungs_main.csv --plot ${OUT}/rungs_main.svg --rungs-csv ${OUT}/rungs.csv
+                RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "zeta track failed: ${status}")
+endif()
+file(STRINGS ${OUT}/rungs_main.csv main_rows)
+file(STRINGS ${OUT}/rungs.csv rung_rows)
+list(LENGTH main_rows main_count)
+list(LENGTH rung_rows rung_count)
+if(NOT main_count EQUAL 5 OR NOT rung_count EQUAL 17)
+  message(FATAL_ERROR "expected 4 checkpoints × 4 rungs, got ${main_count} main and ${rung_count} rung lines")
+endif()
+foreach(checkpoint RANGE 1 4)
+  list(GET main_rows ${checkpoint} main_row)
+  string(REPLACE "," ";" main_fields "${main_row}")
+  list(GET main_fields 0 update)
+  list(GET main_fields 2 tracked)
+  math(EXPR first "(${checkpoint} - 1) * 4 + 1")
+  math(EXPR last "${first} + 3")
+  list(GET rung_rows ${first} cold_row)
+  list(GET rung_rows ${last} hot_row)
+  if(NOT cold_row MATCHES "^${update},0,1\\.00000000,${tracked},")
+    message(FATAL_ERROR "rung 0 at update ${update} is '${cold_row}', the main CSV says ${tracked}")
+  endif()
+  if(NOT hot_row MATCHES "^${update},3,0\\.00000000,")
+    message(FATAL_ERROR "the last rung at update ${update} is '${hot_row}', not β = 0")
+  endif()
+endforeach()
+message(STATUS "rungs CSV consistent with the main CSV at 4 checkpoints")
