@@ -1,5 +1,5 @@
-# zeta track --rungs-csv: one row per rung at every checkpoint; rung 0 is the main CSV's tracked log Z (β = 1) and
-# the last rung sits at β = 0 with the known log Z of the base model.
+# zeta track --rungs-csv: one row per rung at every checkpoint; rung 0 (β = 1) carries exactly the main CSV's
+# tracked log Z, and the last rung is β = 0.
 # Usage: cmake -DZETA=<zeta binary> -DOUT=<directory> -P cli_rungs_csv.cmake
 execute_process(COMMAND ${ZETA} track --data bas:3 --hidden 4 --updates 200 --every 50 --temperatures 4 --quiet
                         --csv ${OUT}/rungs_main.csv --plot ${OUT}/rungs_main.svg --rungs-csv ${OUT}/rungs.csv
