@@ -190,6 +190,10 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *                                           the aggregate posterior of recent training rows; 0 = paper 1's
  *                                           sampler (CD: must be 0)
  *   data_pool_rows         1000   int >= 1  recent training rows that proposal is built from
+ *   cold_sweep_rungs       0      int >= 0  PCD/PT: the coldest rungs (<= M; PCD: <= 1) that get cold_sweeps
+ *                                           extra Gibbs sweeps per update (with their data moves); they relax
+ *                                           slowest and bias the tracker while they lag; 0 = paper 1's sampler
+ *   cold_sweeps            0      int >= 0  extra Gibbs sweeps per update at those rungs (CD: both must be 0)
  *   single_precision       1      0,1       float sampling kernels (faster) or double throughout
  *   seed                   0      int in [0, 2^53]  seeds the generator of the handle made (trainer, EBP,
  *                                           softmax): the only key that applies to every kind

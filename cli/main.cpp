@@ -99,6 +99,8 @@ struct TrainOptions {
   std::vector<double> ladder;  // PT: initial inverse temperatures (empty: linear)
   int data_moves = 0;
   int data_pool = 1000;
+  int cold_rungs = 0;
+  int cold_sweeps = 0;
   std::uint64_t seed = 1;
   std::string init;  // start from this saved model instead of a fresh one
 };
@@ -135,6 +137,13 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--data-pool", o.data_pool, "training rows whose aggregate posterior the data moves propose from")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--cold-rungs", o.cold_rungs,
+                  "PCD/PT: coldest rungs that get --cold-sweeps extra Gibbs sweeps per update (0 = paper 1's sampler)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--cold-sweeps", o.cold_sweeps, "extra Gibbs sweeps per update at the --cold-rungs coldest rungs")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", o.seed, "seed of everything random")->capture_default_str();
 }
 
@@ -154,6 +163,8 @@ TrainerConfig trainer_config(const TrainOptions& o) {
   c.weight_decay = o.weight_decay;
   c.data_move_rungs = o.data_moves;
   c.data_pool_rows = o.data_pool;
+  c.cold_sweep_rungs = o.cold_rungs;
+  c.cold_sweeps = o.cold_sweeps;
   c.seed = o.seed;
   return c;
 }

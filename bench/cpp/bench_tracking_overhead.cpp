@@ -3,10 +3,12 @@
 // plus the filter), same model, ladder, chains, data and seed, on the embedded binarised Fashion-MNIST rows.
 //
 //   bench_tracking_overhead [--hidden 25,500] [--temperatures 10] [--chains 10] [--batch 10] [--updates 2000]
-//                           [--repeats 7] [--adaptive] [--data-moves R] [--gibbs k] [--seed 1]
+//                           [--repeats 7] [--adaptive] [--data-moves R] [--cold-rungs R --cold-sweeps E]
+//                           [--gibbs k] [--seed 1]
 //
-// With --data-moves R > 0 both trainers use the data-driven moves at the R coldest rungs, and a third trainer,
-// SML-PT with the paper's sampler, is timed in the same rotation: "data_moves_cost" is what the moves add to
+// With --data-moves R > 0 both trainers use the data-driven moves at the R coldest rungs, and with --cold-rungs /
+// --cold-sweeps they give the coldest rungs extra Gibbs sweeps; either way a third trainer, SML-PT with the
+// paper's sampler, is timed in the same rotation: "sampler_extras_cost" is what the moves and extra sweeps add to
 // SML-PT, "overhead" stays tracking's cost on top of SML-PT with the same sampler.
 //
 // Each repeat trains both from the same θ_0 for --updates updates, in alternating chunks of 50 updates (so drift in
@@ -55,6 +57,8 @@ struct Options {
   int repeats = 7;
   bool adaptive = false;
   int data_moves = 0;
+  int cold_rungs = 0;
+  int cold_sweeps = 0;
   int gibbs = 1;
   std::uint64_t seed = 1;
 };
@@ -75,6 +79,8 @@ Options parse(int argc, char** argv) {
     else if (arg == "--repeats") o.repeats = std::stoi(value());
     else if (arg == "--adaptive") o.adaptive = true;
     else if (arg == "--data-moves") o.data_moves = std::stoi(value());
+    else if (arg == "--cold-rungs") o.cold_rungs = std::stoi(value());
+    else if (arg == "--cold-sweeps") o.cold_sweeps = std::stoi(value());
     else if (arg == "--gibbs") o.gibbs = std::stoi(value());
     else if (arg == "--seed") o.seed = std::stoull(value());
     else throw std::runtime_error("unknown argument " + arg);
@@ -139,6 +145,9 @@ int main(int argc, char** argv) {
       config.seed = o.seed;
       zeta::TrainerConfig paper_config = config;
       config.data_move_rungs = o.data_moves;
+      config.cold_sweep_rungs = o.cold_rungs;
+      config.cold_sweeps = o.cold_sweeps;
+      const bool extras = o.data_moves > 0 || (o.cold_rungs > 0 && o.cold_sweeps > 0);
       std::vector<double> plain, tracked, ratio, plain_cpu, tracked_cpu, ratio_cpu, paper, moves_ratio;
       for (int r = 0; r < o.repeats; ++r) {
         // Fresh models each repeat: both trainers start from the same θ_0 and see the same batches.
@@ -159,9 +168,9 @@ int main(int argc, char** argv) {
           const int n = std::min(kChunk, o.updates - done);
           time_chunk(sml, plain_batches, n, p);
           time_chunk(with_tracking, tracked_batches, n, q);
-          if (o.data_moves > 0) time_chunk(sml_paper, paper_batches, n, b);
+          if (extras) time_chunk(sml_paper, paper_batches, n, b);
         }
-        if (o.data_moves > 0) {
+        if (extras) {
           paper.push_back(b.wall / o.updates);
           moves_ratio.push_back(p.wall / b.wall);
         }
@@ -176,12 +185,13 @@ int main(int argc, char** argv) {
           "{\"visible\": %d, \"hidden\": %d, \"temperatures\": %d, \"chains\": %d, \"batch\": %d, \"updates\": %d, "
           "\"repeats\": %d, \"adaptive\": %s, \"sml_pt_ms_per_update\": %.4f, \"tracked_ms_per_update\": %.4f, "
           "\"overhead\": %.4f, \"sml_pt_cpu_ms_per_update\": %.4f, \"tracked_cpu_ms_per_update\": %.4f, "
-          "\"overhead_cpu\": %.4f, \"data_moves\": %d, \"gibbs\": %d",
+          "\"overhead_cpu\": %.4f, \"data_moves\": %d, \"cold_rungs\": %d, \"cold_sweeps\": %d, \"gibbs\": %d",
           static_cast<int>(train.x.cols()), hidden, o.temperatures, o.chains, o.batch, o.updates, o.repeats,
           o.adaptive ? "true" : "false", 1e3 * median(plain), 1e3 * median(tracked), median(ratio) - 1.0,
-          1e3 * median(plain_cpu), 1e3 * median(tracked_cpu), median(ratio_cpu) - 1.0, o.data_moves, o.gibbs);
-      if (o.data_moves > 0)
-        std::printf(", \"paper_sampler_sml_pt_ms_per_update\": %.4f, \"data_moves_cost\": %.4f", 1e3 * median(paper),
+          1e3 * median(plain_cpu), 1e3 * median(tracked_cpu), median(ratio_cpu) - 1.0, o.data_moves, o.cold_rungs,
+          o.cold_sweeps, o.gibbs);
+      if (extras)
+        std::printf(", \"paper_sampler_sml_pt_ms_per_update\": %.4f, \"sampler_extras_cost\": %.4f", 1e3 * median(paper),
                     median(moves_ratio) - 1.0);
       std::printf("}\n");
       std::fflush(stdout);

@@ -198,6 +198,8 @@ constexpr Key kKeys[] = {
     {"adapt_damping", 0.5, Kind::kReal, 0.0, 1.0, true, false, kForTrainer},
     {"data_move_rungs", 0.0, Kind::kInt, 0.0, kIntMax, false, false, kForTrainer},
     {"data_pool_rows", 1000.0, Kind::kInt, 1.0, kIntMax, false, false, kForTrainer},
+    {"cold_sweep_rungs", 0.0, Kind::kInt, 0.0, kIntMax, false, false, kForTrainer},
+    {"cold_sweeps", 0.0, Kind::kInt, 0.0, kIntMax, false, false, kForTrainer},
     {"single_precision", 1.0, Kind::kBool, 0.0, 1.0, false, false, kForTrainer},
     {"seed", 0.0, Kind::kInt, 0.0, 9007199254740992.0, false, false, kForAll},
     {"tracker_sigma_b2", 1e-3, Kind::kReal, 0.0, kInf, true, false, kForTrainer},
@@ -275,6 +277,8 @@ zeta::TrainerConfig trainer_config(const zeta_options& o) {
   c.adapt_damping = o.get("adapt_damping");
   c.data_move_rungs = static_cast<int>(o.get("data_move_rungs"));
   c.data_pool_rows = static_cast<int>(o.get("data_pool_rows"));
+  c.cold_sweep_rungs = static_cast<int>(o.get("cold_sweep_rungs"));
+  c.cold_sweeps = static_cast<int>(o.get("cold_sweeps"));
   c.single_precision = o.get("single_precision") != 0.0;
   c.seed = static_cast<std::uint64_t>(o.get("seed"));
   return c;

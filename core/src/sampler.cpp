@@ -21,13 +21,11 @@ namespace {
 inline std::uint64_t rotl64(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 template <class S>
-void sample_bernoulli_inline(Mat<S>& probs_in_samples_out, Rng& rng) {
+void sample_bernoulli_inline(S* p, Eigen::Index n, Rng& rng) {
   constexpr Eigen::Index kBlock = 256;
   std::uint64_t state[4];
   rng.get_state(state);
   std::uint64_t s0 = state[0], s1 = state[1], s2 = state[2], s3 = state[3];
-  S* p = probs_in_samples_out.data();
-  const Eigen::Index n = probs_in_samples_out.size();
   S u[kBlock];
   for (Eigen::Index first = 0; first < n; first += kBlock) {
     const Eigen::Index count = std::min(kBlock, n - first);
@@ -54,6 +52,11 @@ void sample_bernoulli_inline(Mat<S>& probs_in_samples_out, Rng& rng) {
   state[2] = s2;
   state[3] = s3;
   rng.set_state(state);
+}
+
+template <class S>
+void sample_bernoulli_inline(Mat<S>& probs_in_samples_out, Rng& rng) {
+  sample_bernoulli_inline(probs_in_samples_out.data(), probs_in_samples_out.size(), rng);
 }
 
 // Σ x_i over n floats, accumulated in double: eight interleaved partial sums (lane j takes the entries
@@ -199,6 +202,11 @@ TemperedSampler<S>::TemperedSampler(int n_visible, int n_hidden, const Tempering
   }
   data_moves_accepted_.assign(static_cast<std::size_t>(data_move_rungs_), 0);
   data_moves_proposed_.assign(static_cast<std::size_t>(data_move_rungs_), 0);
+  require(config.cold_sweep_rungs >= 0 && config.cold_sweep_rungs <= static_cast<int>(betas_.size()),
+          "cold_sweep_rungs must lie in [0, number of temperatures]");
+  require(config.cold_sweeps >= 0, "cold_sweeps must be at least 0");
+  cold_sweep_rungs_ = config.cold_sweep_rungs;
+  cold_sweeps_ = config.cold_sweeps;
 }
 
 template <class S>
@@ -397,6 +405,7 @@ void TemperedSampler<S>::sweep(const ParamMirror<S>& p, int k, Rng& rng) {
     bv_matches_chains_ = false;
     db_pending_ = false;
   }
+  cold_sweeps(p, rng);
   refresh(p);
   if (tempered) {
     // Flow statistics after each round: sampling them once per pair of rounds biases f towards the rungs the
@@ -405,6 +414,34 @@ void TemperedSampler<S>::sweep(const ParamMirror<S>& p, int k, Rng& rng) {
     record_flow();
     swap_round(1, rng);
     record_flow();
+  }
+}
+
+// Extra Gibbs sweeps (with their data moves) at the coldest cold_sweep_rungs_ rungs only: the chains there
+// relax over ~10⁴ sweeps on a 784×500 model, far longer than the hot rungs (docs/tracking.md), and they are rows
+// [0, R·N) of the stacked matrices, so a sweep of R of M rungs costs R/M of a full one.
+template <class S>
+void TemperedSampler<S>::cold_sweeps(const ParamMirror<S>& p, Rng& rng) {
+  if (cold_sweep_rungs_ == 0 || cold_sweeps_ == 0) return;
+  const Eigen::Index n = chains_;
+  const Eigen::Index rows = static_cast<Eigen::Index>(cold_sweep_rungs_) * n;
+  for (int sweep_index = 0; sweep_index < cold_sweeps_; ++sweep_index) {
+    a_.topRows(rows).noalias() = v_.topRows(rows) * p.W;
+    a_.topRows(rows).rowwise() += p.c.transpose();
+    for (int i = 0; i < cold_sweep_rungs_; ++i)
+      h_.middleRows(i * n, n) =
+          (static_cast<S>(betas_[static_cast<std::size_t>(i)]) * a_.middleRows(i * n, n).array()).logistic().matrix();
+    sample_bernoulli_inline(h_.data(), rows * n_hidden_, rng);
+    v_input_.topRows(rows).noalias() = h_.topRows(rows) * p.W.transpose();
+    for (int i = 0; i < cold_sweep_rungs_; ++i) {
+      auto block = v_input_.middleRows(i * n, n);
+      block *= static_cast<S>(betas_[static_cast<std::size_t>(i)]);
+      block.rowwise() += (static_cast<S>(visible_beta(i)) * p.b).transpose();
+    }
+    if (pool_size_ > 0)
+      for (int i = 0; i < std::min(data_move_rungs_, cold_sweep_rungs_); ++i) data_move(i, p, rng);
+    v_.topRows(rows) = v_input_.topRows(rows).array().logistic().matrix();
+    sample_bernoulli_inline(v_.data(), rows * n_visible_, rng);
   }
 }
 

@@ -297,6 +297,10 @@ SmlTrainer::SmlTrainer(Rbm& rbm, const TrainerConfig& config) : rbm_(rbm), confi
           "data moves need persistent chains (PCD or PT)");
   tempering.data_move_rungs = config.data_move_rungs;
   tempering.data_pool_rows = config.data_pool_rows;
+  require((config.cold_sweep_rungs == 0 && config.cold_sweeps == 0) || config.method != NegativePhase::kCD,
+          "cold-rung sweeps need persistent chains (PCD or PT)");
+  tempering.cold_sweep_rungs = config.cold_sweep_rungs;
+  tempering.cold_sweeps = config.cold_sweeps;
   if (config.momentum > 0.0) inc_W_ = MatrixD::Zero(rbm.n_visible(), rbm.n_hidden());
   inc_b_ = VectorD::Zero(rbm.n_visible());
   inc_c_ = VectorD::Zero(rbm.n_hidden());

@@ -561,6 +561,35 @@ static void test_trainer_data_moves(void) {
   zeta_rbm_free(rbm);
 }
 
+/* Extra sweeps at the coldest rungs (cold_sweep_rungs, cold_sweeps): range-checked like data moves, refused for
+ * CD, and a trainer with them trains and tracks like any other. */
+static void test_trainer_cold_sweeps(void) {
+  enum { ROWS = 64 };
+  zeta_rbm *rbm = make_model(NV, NH);
+  zeta_options *opts = trainer_options(2);
+  zeta_trainer *trainer = NULL;
+  double data[ROWS * NV], mean = 0, sd = 0;
+  make_data(data, ROWS, NV);
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "cold_sweep_rungs", zeta_options_set(opts, "cold_sweep_rungs", -1));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "cold_sweeps", zeta_options_set(opts, "cold_sweeps", 1.5));
+  EXPECT_OK(zeta_options_set(opts, "cold_sweep_rungs", 5)); /* the ladder has 4 rungs */
+  EXPECT_OK(zeta_options_set(opts, "cold_sweeps", 2));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "cold_sweep_rungs", zeta_trainer_new(rbm, opts, &trainer));
+  CHECK(trainer == NULL);
+  EXPECT_OK(zeta_options_set(opts, "cold_sweep_rungs", 2));
+  EXPECT_OK(zeta_options_set(opts, "method", 0));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "persistent", zeta_trainer_new(rbm, opts, &trainer));
+  CHECK(trainer == NULL);
+  EXPECT_OK(zeta_options_set(opts, "method", 2));
+  EXPECT_OK(zeta_trainer_new(rbm, opts, &trainer));
+  EXPECT_OK(zeta_trainer_train(trainer, data, ROWS, 8, 50, NULL, NULL));
+  EXPECT_OK(zeta_trainer_log_z(trainer, &mean, &sd));
+  CHECK(isfinite(mean) && isfinite(sd) && sd > 0);
+  zeta_trainer_free(trainer);
+  zeta_options_free(opts);
+  zeta_rbm_free(rbm);
+}
+
 static void test_trainer(void) {
   enum { ROWS = 64 };
   zeta_rbm *rbm = make_model(NV, NH);
@@ -778,6 +807,7 @@ int main(int argc, char **argv) {
   test_options();
   test_trainer();
   test_trainer_data_moves();
+  test_trainer_cold_sweeps();
   test_log_z_cancellation();
   test_data();
   return TEST_SUMMARY("test_capi");

@@ -110,6 +110,70 @@ void run_data_move_stationarity(std::uint64_t seed) {
 TEST(Sampling, DataMovesKeepEveryRungStationaryFloat) { run_data_move_stationarity<float>(41); }
 TEST(Sampling, DataMovesKeepEveryRungStationaryDouble) { run_data_move_stationarity<double>(42); }
 
+// Extra sweeps at the two coldest of five rungs, with data moves at the three coldest (so the rung with moves but
+// no extra sweeps is covered too): every rung still samples its own q_β.
+template <class S>
+void run_cold_sweep_stationarity(std::uint64_t seed) {
+  const Rbm rbm = random_rbm(6, 5, seed, 2.5, 1.0);
+  TemperingConfig config;
+  config.betas = {1.0, 0.7, 0.4, 0.15, 0.0};
+  config.chains_per_temperature = 8000;
+  config.data_move_rungs = 3;
+  config.data_pool_rows = 40;
+  config.cold_sweep_rungs = 2;
+  config.cold_sweeps = 3;
+  TemperedSampler<S> sampler(6, 5, config);
+  ParamMirror<S> params;
+  params.sync(rbm);
+  Rng rng(seed + 7);
+  Mat<S> pool(40, 5);
+  for (Eigen::Index i = 0; i < pool.size(); ++i) pool.data()[i] = static_cast<S>(1.5 * rng.normal() - 0.5);
+  sampler.add_proposal_rows(pool);
+  sampler.init_chains(VectorD::Constant(6, 0.5), rng);
+  for (int i = 0; i < 60; ++i) sampler.sweep(params, 1, rng);
+  for (int block = 0; block < sampler.n_temperatures(); ++block)
+    expect_block_matches(sampler, block,
+                         tempered_visible_distribution(rbm, config.betas[static_cast<std::size_t>(block)],
+                                                       Tempering::kInteraction));
+}
+
+TEST(Sampling, ColdSweepsKeepEveryRungStationaryFloat) { run_cold_sweep_stationarity<float>(43); }
+TEST(Sampling, ColdSweepsKeepEveryRungStationaryDouble) { run_cold_sweep_stationarity<double>(44); }
+
+// With one rung (PCD) an extra sweep at the coldest rung is an ordinary Gibbs sweep: sweep(k = 1) with two extra
+// sweeps draws exactly the chains of sweep(k = 3) from the same seed.
+TEST(Sampling, ColdSweepsAreGibbsSweeps) {
+  const Rbm rbm = random_rbm(7, 5, 45, 1.5, 1.0);
+  TemperingConfig plain;
+  plain.chains_per_temperature = 16;
+  TemperingConfig cold = plain;
+  cold.cold_sweep_rungs = 1;
+  cold.cold_sweeps = 2;
+  TemperedSampler<double> a(7, 5, plain), b(7, 5, cold);
+  ParamMirror<double> params;
+  params.sync(rbm);
+  Rng rng_a(46), rng_b(46);
+  a.init_chains(VectorD::Constant(7, 0.5), rng_a);
+  b.init_chains(VectorD::Constant(7, 0.5), rng_b);
+  for (int i = 0; i < 5; ++i) {
+    a.sweep(params, 3, rng_a);
+    b.sweep(params, 1, rng_b);
+  }
+  EXPECT_EQ(a.chains(), b.chains());
+  EXPECT_EQ(rng_a.next_u64(), rng_b.next_u64());
+}
+
+TEST(Sampling, ColdSweepsRejectBadConfigurations) {
+  TemperingConfig config;
+  config.betas = {1.0, 0.0};
+  config.cold_sweep_rungs = 3;
+  config.cold_sweeps = 1;
+  EXPECT_THROW((TemperedSampler<float>(4, 3, config)), Error);
+  config.cold_sweep_rungs = 1;
+  config.cold_sweeps = -1;
+  EXPECT_THROW((TemperedSampler<float>(4, 3, config)), Error);
+}
+
 TEST(Sampling, DataMovesRejectBadConfigurations) {
   TemperingConfig config;
   config.betas = {1.0, 0.0};

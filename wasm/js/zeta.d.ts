@@ -64,6 +64,9 @@ export interface OptionValues {
   /** Coldest rungs whose chains also get data-driven hidden-space moves (0 = paper 1's sampler). */
   data_move_rungs?: number;
   data_pool_rows?: number;
+  /** Coldest rungs that get `cold_sweeps` extra Gibbs sweeps per update (0 = paper 1's sampler). */
+  cold_sweep_rungs?: number;
+  cold_sweeps?: number;
   single_precision?: 0 | 1 | boolean;
   seed?: number;
   tracker_sigma_b2?: number;

@@ -44,6 +44,11 @@ struct TemperingConfig {
   // leaves the rung's q_β invariant, so the chains stay valid samples whatever the pool holds.
   int data_move_rungs = 0;
   int data_pool_rows = 1000;  // capacity of the pool of training rows' hidden pre-activations (a ring buffer)
+  // Extra Gibbs sweeps per sweep() at the coldest `cold_sweep_rungs` rungs only (0 = the paper's sampler): at
+  // 784×500 those chains relax ~10× slower than the rest of the ladder and bias the tracker's bridges while
+  // they lag the moving model (docs/tracking.md). Each extra sweep includes the rung's data move, if any.
+  int cold_sweep_rungs = 0;
+  int cold_sweeps = 0;
 };
 
 template <class S>
@@ -134,6 +139,7 @@ class TemperedSampler {
   void ensure_log_q() const;
   void swap_round(int first_pair, Rng& rng);
   void data_move(int block, const ParamMirror<S>& p, Rng& rng);
+  void cold_sweeps(const ParamMirror<S>& p, Rng& rng);
   void swap_rows(Eigen::Index r1, Eigen::Index r2);
   void record_flow();
   bool adapt_ladder();
@@ -185,6 +191,9 @@ class TemperedSampler {
   Eigen::Index pool_next_ = 0;
   Mat<S> proposal_h_, proposal_input_, pool_scores_;
   std::vector<std::int64_t> data_moves_accepted_, data_moves_proposed_;
+
+  int cold_sweep_rungs_ = 0;
+  int cold_sweeps_ = 0;
 
   int rounds_since_adapt_ = 0;
   int ladder_moves_ = 0;

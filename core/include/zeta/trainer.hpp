@@ -26,6 +26,10 @@ struct TrainerConfig {
   // last data_pool_rows training rows (TemperingConfig::data_move_rungs; 0 = the paper's sampler).
   int data_move_rungs = 0;
   int data_pool_rows = 1000;
+  // PCD/PT: extra Gibbs sweeps per update at the coldest cold_sweep_rungs rungs only
+  // (TemperingConfig::cold_sweeps; 0 = the paper's sampler).
+  int cold_sweep_rungs = 0;
+  int cold_sweeps = 0;
   double learning_rate = 1e-3;       // ε_init
   double lr_decay = 0.0;             // α: ε_t = min(α ε_init / (t+1), ε_init); 0 keeps ε constant
   double momentum = 0.0;
