@@ -532,6 +532,17 @@ static zeta_options *trainer_options(double method) {
   return opts;
 }
 
+/* A trainer made from these options trains 50 updates and reports a finite tracked log Z with a positive sd. */
+static void expect_trains_and_tracks(zeta_rbm *rbm, const zeta_options *opts, const double *data, int rows) {
+  zeta_trainer *trainer = NULL;
+  double mean = 0, sd = 0;
+  EXPECT_OK(zeta_trainer_new(rbm, opts, &trainer));
+  EXPECT_OK(zeta_trainer_train(trainer, data, rows, 8, 50, NULL, NULL));
+  EXPECT_OK(zeta_trainer_log_z(trainer, &mean, &sd));
+  CHECK(isfinite(mean) && isfinite(sd) && sd > 0);
+  zeta_trainer_free(trainer);
+}
+
 /* Data moves (data_move_rungs): range-checked against the ladder when the trainer is made, refused for CD,
  * and a trainer with them trains and tracks like any other. */
 static void test_trainer_data_moves(void) {
@@ -539,7 +550,7 @@ static void test_trainer_data_moves(void) {
   zeta_rbm *rbm = make_model(NV, NH);
   zeta_options *opts = trainer_options(2);
   zeta_trainer *trainer = NULL;
-  double data[ROWS * NV], mean = 0, sd = 0;
+  double data[ROWS * NV];
   make_data(data, ROWS, NV);
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "data_move_rungs", zeta_options_set(opts, "data_move_rungs", -1));
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "data_pool_rows", zeta_options_set(opts, "data_pool_rows", 0));
@@ -552,11 +563,7 @@ static void test_trainer_data_moves(void) {
   CHECK(trainer == NULL);
   EXPECT_OK(zeta_options_set(opts, "method", 2));
   EXPECT_OK(zeta_options_set(opts, "data_pool_rows", 16));
-  EXPECT_OK(zeta_trainer_new(rbm, opts, &trainer));
-  EXPECT_OK(zeta_trainer_train(trainer, data, ROWS, 8, 50, NULL, NULL));
-  EXPECT_OK(zeta_trainer_log_z(trainer, &mean, &sd));
-  CHECK(isfinite(mean) && isfinite(sd) && sd > 0);
-  zeta_trainer_free(trainer);
+  expect_trains_and_tracks(rbm, opts, data, ROWS);
   zeta_options_free(opts);
   zeta_rbm_free(rbm);
 }
@@ -568,7 +575,7 @@ static void test_trainer_cold_sweeps(void) {
   zeta_rbm *rbm = make_model(NV, NH);
   zeta_options *opts = trainer_options(2);
   zeta_trainer *trainer = NULL;
-  double data[ROWS * NV], mean = 0, sd = 0;
+  double data[ROWS * NV];
   make_data(data, ROWS, NV);
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "cold_sweep_rungs", zeta_options_set(opts, "cold_sweep_rungs", -1));
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "cold_sweeps", zeta_options_set(opts, "cold_sweeps", 1.5));
@@ -581,11 +588,7 @@ static void test_trainer_cold_sweeps(void) {
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "persistent", zeta_trainer_new(rbm, opts, &trainer));
   CHECK(trainer == NULL);
   EXPECT_OK(zeta_options_set(opts, "method", 2));
-  EXPECT_OK(zeta_trainer_new(rbm, opts, &trainer));
-  EXPECT_OK(zeta_trainer_train(trainer, data, ROWS, 8, 50, NULL, NULL));
-  EXPECT_OK(zeta_trainer_log_z(trainer, &mean, &sd));
-  CHECK(isfinite(mean) && isfinite(sd) && sd > 0);
-  zeta_trainer_free(trainer);
+  expect_trains_and_tracks(rbm, opts, data, ROWS);
   zeta_options_free(opts);
   zeta_rbm_free(rbm);
 }

@@ -75,17 +75,19 @@ TEST(Sampling, ParallelTemperingFullEnergyFamilyIsStationary) {
 }
 TEST(Sampling, ParallelTemperingDoubleIsStationary) { run_pt_stationarity<double>(Tempering::kInteraction, 33); }
 
-// Data moves (independence Metropolis–Hastings in hidden space) at every rung, proposing from a pool that is
-// far from each rung's hidden marginal: accepting every proposal, or dropping the proposal density from the
-// ratio, would pull the chains towards the pool's distribution; the right ratio keeps every q_β invariant.
+// PT on five rungs of a small model, with data moves at the `move_rungs` coldest rungs proposing from a pool that
+// is far from each rung's hidden marginal, and `cold_sweeps` extra sweeps at the `cold_rungs` coldest: every rung
+// must still sample its own q_β (exact enumeration). Returns the data moves' acceptance rates.
 template <class S>
-void run_data_move_stationarity(std::uint64_t seed) {
+std::vector<double> run_stationarity_with_extras(std::uint64_t seed, int move_rungs, int cold_rungs, int cold_sweeps) {
   const Rbm rbm = random_rbm(6, 5, seed, 2.5, 1.0);
   TemperingConfig config;
   config.betas = {1.0, 0.7, 0.4, 0.15, 0.0};
   config.chains_per_temperature = 8000;
-  config.data_move_rungs = 5;
+  config.data_move_rungs = move_rungs;
   config.data_pool_rows = 40;
+  config.cold_sweep_rungs = cold_rungs;
+  config.cold_sweeps = cold_sweeps;
   TemperedSampler<S> sampler(6, 5, config);
   ParamMirror<S> params;
   params.sync(rbm);
@@ -99,7 +101,15 @@ void run_data_move_stationarity(std::uint64_t seed) {
     expect_block_matches(sampler, block,
                          tempered_visible_distribution(rbm, config.betas[static_cast<std::size_t>(block)],
                                                        Tempering::kInteraction));
-  const std::vector<double> rates = sampler.data_move_rates();
+  return sampler.data_move_rates();
+}
+
+// Data moves (independence Metropolis–Hastings in hidden space) at every rung: accepting every proposal, or
+// dropping the proposal density from the ratio, would pull the chains towards the pool's distribution; the right
+// ratio keeps every q_β invariant.
+template <class S>
+void run_data_move_stationarity(std::uint64_t seed) {
+  const std::vector<double> rates = run_stationarity_with_extras<S>(seed, 5, 0, 0);
   ASSERT_EQ(rates.size(), 5u);
   for (double rate : rates) {
     EXPECT_GT(rate, 0.005);  // the moves do happen (thousands of the 480,000 proposals)
@@ -111,34 +121,9 @@ TEST(Sampling, DataMovesKeepEveryRungStationaryFloat) { run_data_move_stationari
 TEST(Sampling, DataMovesKeepEveryRungStationaryDouble) { run_data_move_stationarity<double>(42); }
 
 // Extra sweeps at the two coldest of five rungs, with data moves at the three coldest (so the rung with moves but
-// no extra sweeps is covered too): every rung still samples its own q_β.
-template <class S>
-void run_cold_sweep_stationarity(std::uint64_t seed) {
-  const Rbm rbm = random_rbm(6, 5, seed, 2.5, 1.0);
-  TemperingConfig config;
-  config.betas = {1.0, 0.7, 0.4, 0.15, 0.0};
-  config.chains_per_temperature = 8000;
-  config.data_move_rungs = 3;
-  config.data_pool_rows = 40;
-  config.cold_sweep_rungs = 2;
-  config.cold_sweeps = 3;
-  TemperedSampler<S> sampler(6, 5, config);
-  ParamMirror<S> params;
-  params.sync(rbm);
-  Rng rng(seed + 7);
-  Mat<S> pool(40, 5);
-  for (Eigen::Index i = 0; i < pool.size(); ++i) pool.data()[i] = static_cast<S>(1.5 * rng.normal() - 0.5);
-  sampler.add_proposal_rows(pool);
-  sampler.init_chains(VectorD::Constant(6, 0.5), rng);
-  for (int i = 0; i < 60; ++i) sampler.sweep(params, 1, rng);
-  for (int block = 0; block < sampler.n_temperatures(); ++block)
-    expect_block_matches(sampler, block,
-                         tempered_visible_distribution(rbm, config.betas[static_cast<std::size_t>(block)],
-                                                       Tempering::kInteraction));
-}
-
-TEST(Sampling, ColdSweepsKeepEveryRungStationaryFloat) { run_cold_sweep_stationarity<float>(43); }
-TEST(Sampling, ColdSweepsKeepEveryRungStationaryDouble) { run_cold_sweep_stationarity<double>(44); }
+// no extra sweeps is covered too).
+TEST(Sampling, ColdSweepsKeepEveryRungStationaryFloat) { run_stationarity_with_extras<float>(43, 3, 2, 3); }
+TEST(Sampling, ColdSweepsKeepEveryRungStationaryDouble) { run_stationarity_with_extras<double>(44, 3, 2, 3); }
 
 // With one rung (PCD) an extra sweep at the coldest rung is an ordinary Gibbs sweep: sweep(k = 1) with two extra
 // sweeps draws exactly the chains of sweep(k = 3) from the same seed.
