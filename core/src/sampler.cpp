@@ -370,42 +370,10 @@ void TemperedSampler<S>::sweep(const ParamMirror<S>& p, int k, Rng& rng) {
   if (!fresh_) refresh(p);
   const int M = n_temperatures();
   const bool tempered = M > 1;
-  for (int step = 0; step < k; ++step) {
-    if (step > 0) {
-      a_.noalias() = v_ * p.W;
-      a_.rowwise() += p.c.transpose();
-    }
-    // h ~ p(h | v) at each temperature
-    if (tempered) {
-      for (int i = 0; i < M; ++i)
-        h_.middleRows(static_cast<Eigen::Index>(i) * chains_, chains_) =
-            (static_cast<S>(betas_[static_cast<std::size_t>(i)]) *
-             a_.middleRows(static_cast<Eigen::Index>(i) * chains_, chains_).array())
-                .logistic()
-                .matrix();
-    } else {
-      h_ = a_.array().logistic().matrix();
-    }
-    sample_bernoulli_inline(h_, rng);
-    // v ~ p(v | h): σ(β_b b + β W h)
-    v_input_.noalias() = h_ * p.W.transpose();
-    if (tempered) {
-      for (int i = 0; i < M; ++i) {
-        auto block = v_input_.middleRows(static_cast<Eigen::Index>(i) * chains_, chains_);
-        block *= static_cast<S>(betas_[static_cast<std::size_t>(i)]);
-        block.rowwise() += (static_cast<S>(visible_beta(i)) * p.b).transpose();
-      }
-    } else {
-      v_input_.rowwise() += p.b.transpose();
-    }
-    if (pool_size_ > 0)
-      for (int i = 0; i < data_move_rungs_; ++i) data_move(i, p, rng);
-    v_ = v_input_.array().logistic().matrix();
-    sample_bernoulli_inline(v_, rng);
-    bv_matches_chains_ = false;
-    db_pending_ = false;
-  }
-  cold_sweeps(p, rng);
+  for (int step = 0; step < k; ++step) gibbs_sweep(M, /*preactivations_fresh=*/step == 0, p, rng);
+  // The coldest rungs relax over ~10⁴ sweeps on a 784×500 model, far longer than the rest (docs/tracking.md).
+  for (int extra = 0; extra < cold_sweeps_ && cold_sweep_rungs_ > 0; ++extra)
+    gibbs_sweep(cold_sweep_rungs_, /*preactivations_fresh=*/false, p, rng);
   refresh(p);
   if (tempered) {
     // Flow statistics after each round: sampling them once per pair of rounds biases f towards the rungs the
@@ -417,32 +385,35 @@ void TemperedSampler<S>::sweep(const ParamMirror<S>& p, int k, Rng& rng) {
   }
 }
 
-// Extra Gibbs sweeps (with their data moves) at the coldest cold_sweep_rungs_ rungs only: the chains there
-// relax over ~10⁴ sweeps on a 784×500 model, far longer than the hot rungs (docs/tracking.md), and they are rows
-// [0, R·N) of the stacked matrices, so a sweep of R of M rungs costs R/M of a full one.
+// One Gibbs sweep (with the data moves) of the chains of rungs [0, rungs): they are the first rungs·N rows of the
+// stacked matrices, so a sweep of R of M rungs costs R/M of a full one. With one rung β = 1 and the products by β
+// are exact, so PCD draws what the plain conditionals would.
 template <class S>
-void TemperedSampler<S>::cold_sweeps(const ParamMirror<S>& p, Rng& rng) {
-  if (cold_sweep_rungs_ == 0 || cold_sweeps_ == 0) return;
+void TemperedSampler<S>::gibbs_sweep(int rungs, bool preactivations_fresh, const ParamMirror<S>& p, Rng& rng) {
   const Eigen::Index n = chains_;
-  const Eigen::Index rows = static_cast<Eigen::Index>(cold_sweep_rungs_) * n;
-  for (int sweep_index = 0; sweep_index < cold_sweeps_; ++sweep_index) {
+  const Eigen::Index rows = static_cast<Eigen::Index>(rungs) * n;
+  if (!preactivations_fresh) {
     a_.topRows(rows).noalias() = v_.topRows(rows) * p.W;
     a_.topRows(rows).rowwise() += p.c.transpose();
-    for (int i = 0; i < cold_sweep_rungs_; ++i)
-      h_.middleRows(i * n, n) =
-          (static_cast<S>(betas_[static_cast<std::size_t>(i)]) * a_.middleRows(i * n, n).array()).logistic().matrix();
-    sample_bernoulli_inline(h_.data(), rows * n_hidden_, rng);
-    v_input_.topRows(rows).noalias() = h_.topRows(rows) * p.W.transpose();
-    for (int i = 0; i < cold_sweep_rungs_; ++i) {
-      auto block = v_input_.middleRows(i * n, n);
-      block *= static_cast<S>(betas_[static_cast<std::size_t>(i)]);
-      block.rowwise() += (static_cast<S>(visible_beta(i)) * p.b).transpose();
-    }
-    if (pool_size_ > 0)
-      for (int i = 0; i < std::min(data_move_rungs_, cold_sweep_rungs_); ++i) data_move(i, p, rng);
-    v_.topRows(rows) = v_input_.topRows(rows).array().logistic().matrix();
-    sample_bernoulli_inline(v_.data(), rows * n_visible_, rng);
   }
+  // h ~ p(h | v) at each temperature
+  for (int i = 0; i < rungs; ++i)
+    h_.middleRows(i * n, n) =
+        (static_cast<S>(betas_[static_cast<std::size_t>(i)]) * a_.middleRows(i * n, n).array()).logistic().matrix();
+  sample_bernoulli_inline(h_.data(), rows * n_hidden_, rng);
+  // v ~ p(v | h): σ(β_b b + β W h)
+  v_input_.topRows(rows).noalias() = h_.topRows(rows) * p.W.transpose();
+  for (int i = 0; i < rungs; ++i) {
+    auto block = v_input_.middleRows(i * n, n);
+    block *= static_cast<S>(betas_[static_cast<std::size_t>(i)]);
+    block.rowwise() += (static_cast<S>(visible_beta(i)) * p.b).transpose();
+  }
+  if (pool_size_ > 0)
+    for (int i = 0; i < std::min(data_move_rungs_, rungs); ++i) data_move(i, p, rng);
+  v_.topRows(rows) = v_input_.topRows(rows).array().logistic().matrix();
+  sample_bernoulli_inline(v_.data(), rows * n_visible_, rng);
+  bv_matches_chains_ = false;
+  db_pending_ = false;
 }
 
 namespace {

@@ -139,7 +139,7 @@ class TemperedSampler {
   void ensure_log_q() const;
   void swap_round(int first_pair, Rng& rng);
   void data_move(int block, const ParamMirror<S>& p, Rng& rng);
-  void cold_sweeps(const ParamMirror<S>& p, Rng& rng);
+  void gibbs_sweep(int rungs, bool preactivations_fresh, const ParamMirror<S>& p, Rng& rng);
   void swap_rows(Eigen::Index r1, Eigen::Index r2);
   void record_flow();
   bool adapt_ladder();
