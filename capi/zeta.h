@@ -266,6 +266,14 @@ ZETA_API zeta_status zeta_trainer_train(zeta_trainer *trainer, const double *dat
  * Needs method 2 (PT), else ZETA_ERR_UNSUPPORTED. Before the first step the tracker knows only log Z at
  * beta 0: mean is the closed-form guess for W = 0 and std_dev is +inf. O(1). */
 ZETA_API zeta_status zeta_trainer_log_z(const zeta_trainer *trainer, double *mean, double *std_dev);
+/* log Z of the current model with the model held fixed ("settled"): the tracker's estimator run on its own
+ * for sweeps sampler iterations (Gibbs sweeps, data moves, swaps; the ladder held) on a copy of the chains,
+ * the first burn_in dropped. While training moves the model the persistent chains lag it and the online value
+ * carries that lag (0.1-0.4 nats at 784 x 500, docs/tracking.md); held fixed they catch up. The trainer is not
+ * changed: later steps are exactly those without this call. Needs PT; sweeps >= 1, 0 <= burn_in < sweeps.
+ * std_dev may be NULL. Cost: sweeps sampler iterations without parameter updates. */
+ZETA_API zeta_status zeta_trainer_settled_log_z(const zeta_trainer *trainer, int32_t sweeps, int32_t burn_in,
+                                                double *mean, double *std_dev);
 /* Mean log-likelihood of n_rows binary rows under the current model from the tracked log Z: mean is
  * -mean F(v) - log Z, std_dev the tracker's (may be NULL). Needs PT. Cost O(n n_v n_h). */
 ZETA_API zeta_status zeta_trainer_log_likelihood(const zeta_trainer *trainer, const double *data, int64_t n_rows,

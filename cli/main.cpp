@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -315,6 +316,8 @@ struct TrackOptions {
   std::string rungs_csv;
   int ais_runs = 100;
   int ais_betas = 10000;
+  int settle = 0;           // sampler iterations of the settled estimate at each checkpoint (0 = none)
+  int settle_burn_in = -1;  // of those, dropped first (-1 = half)
   TrackerConfig tracker;  // the filter's settings (docs/tracking.md); defaults are zeta's
 };
 
@@ -332,16 +335,19 @@ int run_track(const TrackOptions& o, bool quiet) {
   const std::int64_t every = o.every > 0 ? o.every : std::max<std::int64_t>(1, o.train.updates / 50);
   const bool exact = o.checks == "exact" || (o.checks == "auto" && rbm.n_hidden() <= 25);
   const bool ais = o.checks == "ais" || (o.checks == "auto" && !exact);
+  const int settle_burn_in = o.settle_burn_in >= 0 ? o.settle_burn_in : o.settle / 2;
+  require(o.settle >= 0, "--settle must be >= 0");
+  require(o.settle == 0 || settle_burn_in < o.settle, "--settle-burn-in must be smaller than --settle");
   EarlyStopping stopper(o.patience > 0 ? o.patience : 1);
 
   // The CSV and the plot are rewritten atomically at every checkpoint, so a long run that is stopped early leaves
   // complete files of the checkpoints so far, never a torn one.
   std::ostringstream rows;
   rows << "update,learning_rate,tracked_log_z,tracked_sd,train_ll,valid_ll,test_ll,check_log_z,check_sd,"
-          "check_kind,swap_rate_min\n";
+          "check_kind,swap_rate_min,settled_log_z,settled_sd\n";
   // Every rung's tracked ζ (long format), for seeing which part of the ladder an error comes from.
   std::ostringstream rung_rows;
-  rung_rows << "update,rung,beta,tracked_log_z,tracked_sd\n";
+  rung_rows << "update,rung,beta,tracked_log_z,tracked_sd,settled_log_z,settled_sd\n";
   TrackPlot plot;
   auto write_outputs = [&] {
     const std::string text = rows.str();
@@ -376,6 +382,10 @@ int run_track(const TrackOptions& o, bool quiet) {
       check = r.log_z;
       check_sd = r.std_err;
     }
+    // The model held fixed for o.settle sampler iterations on a copy of the chains (training is unaffected).
+    std::optional<LogZTracker> settled;
+    if (o.settle > 0) settled.emplace(tracked.settled(o.settle, settle_burn_in));
+    const double nan = std::nan("");
     double min_swap = 1.0;
     for (double r : tracked.trainer().recent_swap_rates()) min_swap = std::min(min_swap, r);
     // PT practice aims at swap rates of ~0.2 or more. At 784x500 a 10-rung ladder sat at 0.02-0.08 and the tracked
@@ -389,27 +399,35 @@ int run_track(const TrackOptions& o, bool quiet) {
       warned_low_swap = true;
     }
     char buffer[512];
-    std::snprintf(buffer, sizeof buffer, "%lld,%.6g,%.8f,%.8f,%.6f,%.6f,%.6f,%.8f,%.8f,%s,%.4f\n",
+    std::snprintf(buffer, sizeof buffer, "%lld,%.6g,%.8f,%.8f,%.6f,%.6f,%.6f,%.8f,%.8f,%s,%.4f,%.8f,%.8f\n",
                   static_cast<long long>(t), tracked.trainer().learning_rate_at(t - 1), tracked.log_z(),
                   tracked.log_z_std_dev(), tr.mean, va.mean, te.mean, check, check_sd,
-                  exact ? "exact" : ais ? "ais" : "none", min_swap);
+                  exact ? "exact" : ais ? "ais" : "none", min_swap, settled ? settled->mean(0) : nan,
+                  settled ? settled->std_dev(0) : nan);
     rows << buffer;
     if (!o.rungs_csv.empty()) {
       const std::vector<double> betas = tracked.trainer().betas();
       for (int i = 0; i < tracked.tracker().n_temperatures(); ++i) {
-        std::snprintf(buffer, sizeof buffer, "%lld,%d,%.8f,%.8f,%.8f\n", static_cast<long long>(t), i,
-                      betas[static_cast<std::size_t>(i)], tracked.tracker().mean(i), tracked.tracker().std_dev(i));
+        std::snprintf(buffer, sizeof buffer, "%lld,%d,%.8f,%.8f,%.8f,%.8f,%.8f\n", static_cast<long long>(t), i,
+                      betas[static_cast<std::size_t>(i)], tracked.tracker().mean(i), tracked.tracker().std_dev(i),
+                      settled ? settled->mean(i) : nan, settled ? settled->std_dev(i) : nan);
         rung_rows << buffer;
       }
     }
-    plot.add(double(t), tracked.log_z(), tracked.log_z_std_dev(), check, check_sd, va.mean);
+    plot.add(double(t), tracked.log_z(), tracked.log_z_std_dev(), check, check_sd, va.mean,
+             settled ? settled->mean(0) : nan, settled ? settled->std_dev(0) : nan);
     write_outputs();
     if (!o.checkpoint_models.empty()) save_rbm(rbm, o.checkpoint_models + std::to_string(t) + ".rbm");
     if (!quiet) {
       char checked[64] = "";
       if (exact || ais) std::snprintf(checked, sizeof checked, ", %s %.3f", exact ? "exact" : "AIS", check);
-      std::fprintf(stderr, "\rupdate %lld: tracked log Z %.3f +- %.3f%s, valid LL %.3f\n",
-                   static_cast<long long>(t), tracked.log_z(), tracked.log_z_std_dev(), checked, va.mean);
+      char settled_text[64] = "";
+      if (settled)
+        std::snprintf(settled_text, sizeof settled_text, ", settled %.3f +- %.3f", settled->mean(0),
+                      settled->std_dev(0));
+      std::fprintf(stderr, "\rupdate %lld: tracked log Z %.3f +- %.3f%s%s, valid LL %.3f\n",
+                   static_cast<long long>(t), tracked.log_z(), tracked.log_z_std_dev(), settled_text, checked,
+                   va.mean);
     }
     if (stopper.update(t, va, rbm) && o.patience > 0) {
       std::fprintf(stderr, "early stop at update %lld (best %lld)\n", static_cast<long long>(t),
@@ -498,6 +516,12 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::IsMember({"auto", "exact", "ais", "none"}));
   track_cmd->add_option("--ais-runs", track.ais_runs, "AIS runs per checkpoint")->capture_default_str();
   track_cmd->add_option("--ais-betas", track.ais_betas, "AIS distributions per checkpoint")->capture_default_str();
+  track_cmd->add_option("--settle", track.settle,
+                        "at each checkpoint also estimate log Z with the model held fixed for this many sampler "
+                        "iterations on a copy of the chains (training unaffected; docs/tracking.md)")
+      ->capture_default_str();
+  track_cmd->add_option("--settle-burn-in", track.settle_burn_in,
+                        "iterations of --settle dropped before the estimate (default: half)");
   track_cmd->add_option("--csv", track.csv, "CSV output")->capture_default_str();
   track_cmd->add_option("--plot", track.plot, "SVG output")->capture_default_str();
   track_cmd->add_option("--model-out", track.model_out, "save the final (or early-stopped best) model");

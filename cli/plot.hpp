@@ -39,8 +39,10 @@ inline Bytes image_grid_pgm(const MatrixD& v, int width, int height) {
 // log-likelihood on a second panel with the early-stopping point marked.
 class TrackPlot {
  public:
-  void add(double update, double tracked, double sd, double check, double check_sd, double valid_ll) {
-    points_.push_back({update, tracked, sd, check, check_sd, valid_ll});
+  // settled / settled_sd: NaN where the checkpoint has no settled estimate (zeta track --settle).
+  void add(double update, double tracked, double sd, double check, double check_sd, double valid_ll,
+           double settled, double settled_sd) {
+    points_.push_back({update, tracked, sd, check, check_sd, valid_ll, settled, settled_sd});
   }
   void mark_best(double update) { best_ = update; }
 
@@ -49,14 +51,19 @@ class TrackPlot {
         "<svg xmlns='http://www.w3.org/2000/svg' width='800' height='640' font-family='sans-serif' "
         "font-size='12'>\n<rect width='800' height='640' fill='white'/>\n";
     if (points_.empty()) return svg + "</svg>\n";
-    panel(svg, 30, "log Z: tracked (blue, ±2σ band) vs " + check_label + " (black)", true);
+    bool any_settled = false;
+    for (const Point& p : points_) any_settled = any_settled || std::isfinite(p.settled);
+    panel(svg, 30,
+          "log Z: tracked (blue, ±2σ band)" + std::string(any_settled ? ", settled (orange, ±2σ)" : "") + " vs " +
+              check_label + " (black, ±3σ)",
+          true);
     panel(svg, 340, "held-out mean log-likelihood (tracked)", false);
     return svg + "</svg>\n";
   }
 
  private:
   struct Point {
-    double update, tracked, sd, check, check_sd, valid;
+    double update, tracked, sd, check, check_sd, valid, settled, settled_sd;
   };
 
   void panel(std::string& svg, double top, const std::string& title, bool log_z) const {
@@ -70,6 +77,10 @@ class TrackPlot {
       if (log_z && std::isfinite(p.check)) {
         y_min = std::min(y_min, p.check - 3 * p.check_sd);
         y_max = std::max(y_max, p.check + 3 * p.check_sd);
+      }
+      if (log_z && std::isfinite(p.settled)) {
+        y_min = std::min(y_min, p.settled - 2 * p.settled_sd);
+        y_max = std::max(y_max, p.settled + 2 * p.settled_sd);
       }
     }
     if (!(y_max > y_min)) y_max = y_min + 1.0;
@@ -116,6 +127,16 @@ class TrackPlot {
                         X(p.update), Y(p.check - 3 * p.check_sd), Y(p.check + 3 * p.check_sd));
           svg += b;
         }
+      }
+    if (log_z)
+      for (const Point& p : points_) {
+        if (!std::isfinite(p.settled)) continue;
+        std::snprintf(b, sizeof b,
+                      "<line x1='%g' x2='%g' y1='%g' y2='%g' stroke='#e6550d'/><rect x='%g' y='%g' width='5' "
+                      "height='5' fill='#e6550d'/>\n",
+                      X(p.update) + 4, X(p.update) + 4, Y(p.settled - 2 * p.settled_sd),
+                      Y(p.settled + 2 * p.settled_sd), X(p.update) + 1.5, Y(p.settled) - 2.5);
+        svg += b;
       }
     if (!log_z && best_ >= 0) {
       // The label goes on the side of the marker with room for it (the best update is often near the end).

@@ -83,6 +83,10 @@ def main():
     out_path = args.csv[:-4] + "_ais.csv"
     fields = ["update", "tracked_log_z", "tracked_sd", "ais_log_z", "ais_se", "ais_lower_3sigma",
               "ais_upper_3sigma", "seed_scatter_sd", "tracked_minus_ais", "inside_3sigma", "per_seed_log_z"]
+    # Runs with `zeta track --settle K` also carry the settled estimate (the model held fixed at the checkpoint).
+    settled_rows = all(math.isfinite(float(r.get("settled_log_z") or "nan")) for r in rows)
+    if settled_rows:
+        fields += ["settled_log_z", "settled_sd", "settled_minus_ais", "settled_inside_3sigma"]
     table = []
     for r in rows:
         estimates = results[r["update"]]
@@ -96,6 +100,10 @@ def main():
                       "seed_scatter_sd": scatter, "tracked_minus_ais": tracked - log_z,
                       "inside_3sigma": lower <= tracked <= upper,
                       "per_seed_log_z": " ".join(f"{x:.3f}" for x in per_seed)})
+        if settled_rows:
+            settled = float(r["settled_log_z"])
+            table[-1].update({"settled_log_z": settled, "settled_sd": float(r["settled_sd"]),
+                              "settled_minus_ais": settled - log_z, "settled_inside_3sigma": lower <= settled <= upper})
     with open(out_path + ".tmp", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=fields)
         writer.writeheader()
@@ -114,6 +122,13 @@ def main():
     print(f"\ninside the AIS 3-sigma interval at {inside} of {len(table)} checkpoints; wrote {out_path}")
     print(f"an unbiased tracker whose sd is exactly the one it reports would be inside at "
           f"{sum(chance_inside(t) for t in table):.1f} of {len(table)} on average")
+    if settled_rows:
+        print("\n| update | settled log Z ± sd | settled − AIS | inside 3σ? |\n|---|---|---|---|")
+        for t in table:
+            print(f"| {t['update']} | {t['settled_log_z']:.2f} ± {t['settled_sd']:.2f} | {t['settled_minus_ais']:+.2f} | "
+                  f"{'yes' if t['settled_inside_3sigma'] else 'no'} |")
+        print(f"\nsettled estimate inside the AIS 3-sigma interval at {sum(t['settled_inside_3sigma'] for t in table)} "
+              f"of {len(table)} checkpoints")
 
 
 def chance_inside(t):

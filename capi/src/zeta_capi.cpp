@@ -706,6 +706,18 @@ ZETA_API zeta_status zeta_trainer_log_z(const zeta_trainer* trainer, double* mea
   });
 }
 
+ZETA_API zeta_status zeta_trainer_settled_log_z(const zeta_trainer* trainer, int32_t sweeps, int32_t burn_in,
+                                                double* mean, double* std_dev) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(mean, "mean");
+    if (!trainer->tracked) fail("log Z tracking needs option method = 2 (parallel tempering)", ErrorCode::kUnsupported);
+    const zeta::LogZTracker settled = trainer->tracked->settled(sweeps, burn_in);
+    *mean = settled.mean(0);
+    if (std_dev != nullptr) *std_dev = settled.std_dev(0);
+  });
+}
+
 ZETA_API zeta_status zeta_trainer_log_likelihood(const zeta_trainer* trainer, const double* data, int64_t n_rows,
                                                  double* mean, double* std_dev) {
   return guard(__func__, [&] {

@@ -316,6 +316,18 @@ void LogZTracker::observe(const StepObservations& obs) {
   ++updates_;
 }
 
+void LogZTracker::observe_fixed_model(const StepObservations& obs) {
+  const auto M = static_cast<std::size_t>(n_temperatures());
+  require(obs.betas.size() == M && obs.lower_at_own.size() == M - 1 && obs.lower_at_next.size() == M - 1 &&
+              obs.upper_at_lower.size() == M - 1 && obs.upper_at_own.size() == M - 1,
+          "log Z tracker: bridge observations do not match the ladder");
+  condition_on_bridge(obs);
+  const auto b = static_cast<Eigen::Index>(M);
+  if (updates_ == 0 && precision_(b, b) == 0.0) precision_(b, b) = 1.0;
+  solve();
+  ++updates_;
+}
+
 double LogZTracker::mean(int i) const {
   require(i >= 0 && i < n_temperatures(), "temperature index out of range");
   return mean_[i];
@@ -370,6 +382,26 @@ void TrackedTrainer::step(const MatrixD& batch) {
   trainer_.step(batch);
   tracker_.observe(trainer_.observations());
   seen_revision_ = trainer_.rbm().revision;
+}
+
+LogZTracker TrackedTrainer::settled(int sweeps, int burn_in) const {
+  require(sweeps > 0, "settling needs sweeps >= 1 sampler iterations, got " + std::to_string(sweeps));
+  require(burn_in >= 0 && burn_in < sweeps,
+          "burn_in must lie in [0, sweeps), got " + std::to_string(burn_in) + " of " + std::to_string(sweeps));
+  const Rbm& model = trainer_.rbm();
+  const Tempering mode = trainer_.config().tempering;
+  // The online estimate seeds each bridge's s; the settled value does not otherwise depend on it.
+  const bool online_valid = model.revision == seen_revision_ && tracker_.updates() > 0;
+  LogZTracker fixed(trainer_.betas(), model.log_z_at_beta_zero(mode),
+                    online_valid ? tracker_.means() : log_z_without_interactions(model, trainer_.betas(), mode),
+                    tracker_config_);
+  // Its own stream, distinct per step, so that settling never replays the draws training will make next.
+  const std::uint64_t seed = trainer_.config().seed ^ (0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(trainer_.steps() + 1));
+  int seen = 0;
+  trainer_.sample_copy(sweeps, seed, [&](const StepObservations& obs) {
+    if (seen++ >= burn_in) fixed.observe_fixed_model(obs);
+  });
+  return fixed;
 }
 
 TrackedLikelihood TrackedTrainer::log_likelihood(const MatrixD& data) const {

@@ -46,6 +46,8 @@ class SmlTrainer::Engine {
   virtual int ladder_moves() const = 0;
   virtual std::vector<double> data_move_rates() const = 0;
   virtual MatrixD chains(int temperature_index) const = 0;
+  virtual void sample_copy(int sweeps, std::uint64_t seed,
+                           const std::function<void(const StepObservations&)>& visit) const = 0;
 };
 
 template <class S>
@@ -88,7 +90,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
 
     sampler_.sweep(params_, cfg.gibbs_steps, rng_);
     const bool record = obs != nullptr && sampler_.n_temperatures() > 1;
-    if (record) record_bridge(*obs);
+    if (record) record_bridge(sampler_, *obs);
 
     // Negative phase from the chains at β = 1 (after swaps).
     const auto model_chains = sampler_.block_chains(0);
@@ -137,6 +139,28 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
   int ladder_moves() const override { return sampler_.ladder_moves(); }
   std::vector<double> data_move_rates() const override { return sampler_.data_move_rates(); }
   MatrixD chains(int i) const override { return sampler_.block_chains(i).template cast<double>(); }
+
+  void sample_copy(int sweeps, std::uint64_t seed,
+                   const std::function<void(const StepObservations&)>& visit) const override {
+    const Rbm& rbm = owner_.rbm_;
+    ParamMirror<S> params = params_;
+    TemperedSampler<S> sampler = sampler_;
+    if (rbm.revision != synced_revision_) {  // edited outside the trainer since its last step
+      params.sync(rbm);
+      sampler.invalidate();
+    }
+    Rng rng(seed);
+    StepObservations obs;
+    for (int k = 0; k < sweeps; ++k) {
+      sampler.sweep(params, owner_.config_.gibbs_steps, rng);
+      obs.step = owner_.steps_;
+      obs.learning_rate = 0.0;
+      record_bridge(sampler, obs);
+      obs.next_betas = obs.betas;
+      obs.next_log_z_beta_zero = rbm.log_z_at_beta_zero(sampler.mode());
+      visit(obs);
+    }
+  }
 
  private:
   // W ← W + Δ with Δ = μΔ + ε(∇ − λW), in double, and the sampler's copy refreshed in the same pass.
@@ -188,21 +212,21 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       throw Error(ErrorCode::kNumeric, "training diverged: a parameter became non-finite (lower the learning rate)");
   }
 
-  void record_bridge(StepObservations& obs) const {
-    const int M = sampler_.n_temperatures();
-    const auto& betas = sampler_.betas();
+  static void record_bridge(const TemperedSampler<S>& sampler, StepObservations& obs) {
+    const int M = sampler.n_temperatures();
+    const auto& betas = sampler.betas();
     obs.betas = betas;
     const auto pairs = static_cast<std::size_t>(M - 1);
     obs.lower_at_own.resize(pairs);
     obs.lower_at_next.resize(pairs);
     obs.upper_at_lower.resize(pairs);
     obs.upper_at_own.resize(pairs);
-    const VectorD& own = sampler_.own_log_q();
-    const Eigen::Index n = sampler_.chains_per_temperature();
+    const VectorD& own = sampler.own_log_q();
+    const Eigen::Index n = sampler.chains_per_temperature();
     for (int i = 0; i + 1 < M; ++i) {
       const auto k = static_cast<std::size_t>(i);
       obs.lower_at_own[k] = own.segment(i * n, n);
-      sampler_.neighbour_log_q(i, obs.lower_at_next[k], obs.upper_at_lower[k]);
+      sampler.neighbour_log_q(i, obs.lower_at_next[k], obs.upper_at_lower[k]);
       obs.upper_at_own[k] = own.segment((i + 1) * n, n);
     }
   }
@@ -341,6 +365,13 @@ std::vector<double> SmlTrainer::recent_swap_rates() const { return engine_->rece
 std::int64_t SmlTrainer::round_trips() const { return engine_->round_trips(); }
 int SmlTrainer::ladder_moves() const { return engine_->ladder_moves(); }
 std::vector<double> SmlTrainer::data_move_rates() const { return engine_->data_move_rates(); }
+void SmlTrainer::sample_copy(int sweeps, std::uint64_t seed,
+                             const std::function<void(const StepObservations&)>& visit) const {
+  require(config_.method == NegativePhase::kPT, "sampling a copy of the chains needs the PT negative phase");
+  require(sweeps >= 0, "sweeps must be >= 0, got " + std::to_string(sweeps));
+  engine_->sample_copy(sweeps, seed, visit);
+}
+
 MatrixD SmlTrainer::chains(int temperature_index) const {
   require(temperature_index >= 0 && temperature_index < n_temperatures(), "temperature index out of range");
   return engine_->chains(temperature_index);

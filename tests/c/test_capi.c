@@ -688,6 +688,26 @@ static void test_trainer(void) {
     CHECK(fabs(mean - exact) < 0.5 + 4 * sd);
   }
 
+  /* Settled log Z: the model held fixed on a copy of the chains, against exact; the trainer is not changed. */
+  {
+    double exact = 0, settled = 0, settled_sd = 0, again = 0;
+    EXPECT_OK(zeta_rbm_log_z_exact(rbm, &exact));
+    EXPECT_OK(zeta_trainer_settled_log_z(trainer, 1000, 200, &settled, &settled_sd));
+    CHECK(settled_sd > 0 && fabs(settled - exact) < 4 * settled_sd);
+    EXPECT_OK(zeta_trainer_settled_log_z(trainer, 10, 0, &again, NULL));
+    EXPECT_OK(zeta_trainer_log_z(trainer, &again, NULL));
+    CHECK(again == mean);
+    EXPECT_OK(zeta_trainer_steps(trainer, &steps));
+    CHECK(steps == 21);
+    sentinel = 777;
+    EXPECT_ERR(ZETA_ERR_ARGUMENT, "trainer", zeta_trainer_settled_log_z(NULL, 10, 0, &sentinel, NULL));
+    EXPECT_ERR(ZETA_ERR_ARGUMENT, "mean", zeta_trainer_settled_log_z(trainer, 10, 0, NULL, NULL));
+    EXPECT_ERR(ZETA_ERR_ARGUMENT, "sweeps", zeta_trainer_settled_log_z(trainer, 0, 0, &sentinel, NULL));
+    EXPECT_ERR(ZETA_ERR_ARGUMENT, "burn_in", zeta_trainer_settled_log_z(trainer, 10, 10, &sentinel, NULL));
+    EXPECT_ERR(ZETA_ERR_ARGUMENT, "burn_in", zeta_trainer_settled_log_z(trainer, 10, -1, &sentinel, NULL));
+    CHECK(sentinel == 777);
+  }
+
   /* Cancellation after 3 updates: CANCELLED, 3 updates kept, the model and trainer still work. */
   limit = 3;
   g_calls = 0;
@@ -705,6 +725,7 @@ static void test_trainer(void) {
   EXPECT_OK(zeta_trainer_train(other, data, ROWS, 16, 3, NULL, NULL));
   EXPECT_ERR(ZETA_ERR_UNSUPPORTED, "method", zeta_trainer_log_z(other, &sentinel, NULL));
   EXPECT_ERR(ZETA_ERR_UNSUPPORTED, "method", zeta_trainer_log_likelihood(other, data, ROWS, &sentinel, NULL));
+  EXPECT_ERR(ZETA_ERR_UNSUPPORTED, "method", zeta_trainer_settled_log_z(other, 10, 0, &sentinel, NULL));
   CHECK(sentinel == 777);
   EXPECT_OK(zeta_trainer_n_temperatures(other, &m));
   CHECK(m == 1);

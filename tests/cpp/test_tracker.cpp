@@ -478,12 +478,16 @@ MatrixD pooled_fashion() {
   return x;
 }
 
-TrackingRun track_fashion(bool adaptive, int updates, int every, bool pooled = true, double lr_decay = 1e4,
-                          int data_moves = 0) {
-  const MatrixD x = pooled ? pooled_fashion() : default_train().x;
+// The 12-hidden model of the end-to-end tests, initialised from the data.
+Rbm model_for(const MatrixD& x) {
   Rbm rbm(static_cast<int>(x.cols()), 12);
   Rng init(3);
   rbm.init_from_data(x, init);
+  return rbm;
+}
+
+// SML-PT with 10 rungs × 10 chains at ε_init = 10⁻³ (the paper's Fig. 3 schedule with decay constant lr_decay).
+TrainerConfig tracking_config(bool adaptive, double lr_decay, int data_moves) {
   TrainerConfig config;
   config.method = NegativePhase::kPT;
   config.n_temperatures = 10;
@@ -493,7 +497,14 @@ TrackingRun track_fashion(bool adaptive, int updates, int every, bool pooled = t
   config.adaptive_tempering = adaptive;
   config.data_move_rungs = data_moves;
   config.seed = 17;
-  TrackedTrainer tracked(rbm, config);
+  return config;
+}
+
+TrackingRun track_fashion(bool adaptive, int updates, int every, bool pooled = true, double lr_decay = 1e4,
+                          int data_moves = 0) {
+  const MatrixD x = pooled ? pooled_fashion() : default_train().x;
+  Rbm rbm = model_for(x);
+  TrackedTrainer tracked(rbm, tracking_config(adaptive, lr_decay, data_moves));
   Rng pick(26);
   MatrixD batch(10, x.cols());
   TrackingRun run;
@@ -552,6 +563,86 @@ TEST(Tracker, FollowsExactLogZOnFashionMnistDecayingRate) {
 // error 1.58 nats, 82% within 2 sd; docs/tracking.md). With data moves at β = 1 the chains reach those modes.
 TEST(Tracker, FollowsExactLogZOnFashionMnistConstantRateWithDataMoves) {
   expect_tracks(track_fashion(false, 4000, 100, false, 1e4, 3), "784 visibles, constant rate, data moves");
+}
+
+// The settled estimate (TrackedTrainer::settled) samples a copy of the chains with a stream of its own, so a run
+// that asks for it trains exactly the model of a run that does not.
+TEST(TrackerSettled, LeavesTrainingUnchanged) {
+  const MatrixD x = pooled_fashion();
+  auto run = [&](bool settle) {
+    Rbm rbm = model_for(x);
+    TrainerConfig config = tracking_config(true, 1e4, 2);
+    config.n_temperatures = 6;
+    config.adapt_interval = 20;
+    config.cold_sweep_rungs = 2;
+    config.cold_sweeps = 1;
+    config.seed = 5;
+    TrackedTrainer tracked(rbm, config);
+    Rng pick(8);
+    MatrixD batch(10, x.cols());
+    for (int t = 1; t <= 300; ++t) {
+      for (int r = 0; r < batch.rows(); ++r) batch.row(r) = x.row(static_cast<Eigen::Index>(pick.below(x.rows())));
+      tracked.step(batch);
+      if (settle && t % 100 == 0) {
+        const LogZTracker fixed = tracked.settled(150, 50);
+        EXPECT_EQ(fixed.updates(), 100);
+        EXPECT_TRUE(std::isfinite(fixed.mean(0)) && fixed.std_dev(0) > 0.0);
+      }
+    }
+    return std::make_pair(rbm, tracked.log_z());
+  };
+  const auto [plain_model, plain_log_z] = run(false);
+  const auto [settled_model, settled_log_z] = run(true);
+  EXPECT_EQ(plain_model.W, settled_model.W);
+  EXPECT_EQ(plain_model.b, settled_model.b);
+  EXPECT_EQ(plain_model.c, settled_model.c);
+  EXPECT_EQ(plain_log_z, settled_log_z);
+}
+
+// Against exact log Z at every rung of the ladder, on the 784-visible model of the decaying-rate test at several
+// points of training. The settled filter treats the held model's bridges like the online one (delta-method
+// variances, autocorrelation times), so its sd must cover the error: |z| ≤ 4 at every rung and checkpoint
+// (each fails with probability 6·10⁻⁵ for an honest Gaussian error bar), and mean z² over all of them near 1.
+TEST(TrackerSettled, MatchesExactLogZAtEveryRung) {
+  const MatrixD x = default_train().x;
+  Rbm rbm = model_for(x);
+  TrackedTrainer tracked(rbm, tracking_config(false, 1e3, 3));
+  Rng pick(26);
+  MatrixD batch(10, x.cols());
+  double sum_z2 = 0.0, max_abs_z = 0.0, max_error = 0.0;
+  int n = 0;
+  for (int t = 1; t <= 2000; ++t) {
+    for (int r = 0; r < batch.rows(); ++r) batch.row(r) = x.row(static_cast<Eigen::Index>(pick.below(x.rows())));
+    tracked.step(batch);
+    if (t % 500 != 0) continue;
+    const LogZTracker fixed = tracked.settled(2000, 500);
+    const std::vector<double> betas = tracked.trainer().betas();
+    for (int i = 0; i + 1 < fixed.n_temperatures(); ++i) {
+      const double error = fixed.mean(i) - log_z_exact(rbm, betas[static_cast<std::size_t>(i)]);
+      const double z = error / fixed.std_dev(i);
+      sum_z2 += z * z;
+      max_abs_z = std::max(max_abs_z, std::abs(z));
+      max_error = std::max(max_error, std::abs(error));
+      ++n;
+    }
+  }
+  std::printf("settled: %d rung checkpoints, max |settled - exact| %.3f nats, max |z| %.2f, mean z^2 %.2f\n", n,
+              max_error, max_abs_z, sum_z2 / n);
+  EXPECT_LE(max_abs_z, 4.0);
+  // 36 values that share chains are not independent; a mean z² of 3 would mean error bars √3 too narrow.
+  EXPECT_LT(sum_z2 / n, 3.0);
+}
+
+TEST(TrackerSettled, RejectsBadSettings) {
+  const MatrixD x = pooled_fashion();
+  Rbm rbm(static_cast<int>(x.cols()), 4);
+  TrainerConfig config;
+  config.method = NegativePhase::kPT;
+  config.n_temperatures = 3;
+  TrackedTrainer tracked(rbm, config);
+  EXPECT_THROW(tracked.settled(0, 0), Error);
+  EXPECT_THROW(tracked.settled(10, 10), Error);
+  EXPECT_THROW(tracked.settled(10, -1), Error);
 }
 
 }  // namespace

@@ -143,6 +143,9 @@ export class Trainer implements Disposable {
   step(batch: Rows): this;
   train(data: Rows, options?: { batchSize?: number; updates?: number; onProgress?: ProgressCallback }): this;
   logZ(): { mean: number; stdDev: number };
+  /** log Z with the model held fixed for `sweeps` sampler iterations on a copy of the chains (first `burnIn`
+   *  dropped); training is unaffected. */
+  settledLogZ(sweeps: number, burnIn: number): { mean: number; stdDev: number };
   logLikelihood(data: Rows): { mean: number; stdDev: number };
   readonly steps: number;
   readonly roundTrips: number;

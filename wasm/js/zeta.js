@@ -610,6 +610,19 @@ export class Trainer extends Handle {
       return { mean: readF64(m), stdDev: readF64(sd) };
     });
   }
+  /** log Z of the current model held fixed for `sweeps` sampler iterations on a copy of the chains, the first
+   *  `burnIn` dropped: {mean, stdDev} (zeta_trainer_settled_log_z; training is unaffected; needs method 2). */
+  settledLogZ(sweeps, burnIn) {
+    const p = this._check();
+    toInt(sweeps, 'sweeps');
+    toInt(burnIn, 'burnIn');
+    return withScope((s) => {
+      const m = s.f64(1);
+      const sd = s.f64(1);
+      check(mod()._zeta_trainer_settled_log_z(p, sweeps, burnIn, m, sd));
+      return { mean: readF64(m), stdDev: readF64(sd) };
+    });
+  }
   /** Mean log-likelihood of the rows of data from the tracked log Z: {mean, stdDev}. */
   logLikelihood(data) {
     const p = this._check();

@@ -251,6 +251,13 @@ test('tracked training run on the embedded data: tracked log Z follows exact log
     // The tracker's error on this run is about 0.2 nats (its reported sd is known to be too small: core issue).
     assert.ok(Math.abs(r.tracked - r.exact) < 0.5 + 4 * r.sd, `tracked ${r.tracked} vs exact ${r.exact}`);
   }
+  // Settled log Z: the model held fixed on a copy of the chains; the trainer itself is left as it was.
+  const settled = trainer.settledLogZ(400, 100);
+  assert.ok(settled.stdDev > 0 && Math.abs(settled.mean - rows[rows.length - 1].exact) < 4 * settled.stdDev,
+            `settled ${settled.mean} +- ${settled.stdDev} vs exact ${rows[rows.length - 1].exact}`);
+  assert.equal(trainer.logZ().mean, rows[rows.length - 1].tracked);
+  expectZetaError(() => trainer.settledLogZ(10, 10), 'ZETA_ERR_ARGUMENT');
+  assert.throws(() => trainer.settledLogZ(1.5, 0), TypeError);
   const last = rows[rows.length - 1];
   assert.ok(last.heldOutExact > held0 + 1, `held-out log-likelihood ${held0} -> ${last.heldOutExact}`);
   assert.equal(trainer.steps, 300);

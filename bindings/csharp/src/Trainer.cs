@@ -58,6 +58,19 @@ public sealed class Trainer : Handle {
     }
   }
 
+  /// <summary>log Z of the current model held fixed for <paramref name="sweeps"/> sampler iterations on a copy
+  /// of the chains, the first <paramref name="burnIn"/> dropped (zeta_trainer_settled_log_z: free of the lag of
+  /// the chains behind a moving model; training is unaffected); needs method 2 (PT).</summary>
+  public Estimate SettledLogZ(int sweeps, int burnIn) {
+    lock (this) {
+      lock (Rbm) {
+        double[] mean = new double[1], sd = new double[1];
+        ZetaNative.zeta_trainer_settled_log_z(CPtr, sweeps, burnIn, mean, sd);
+        return new Estimate(mean[0], sd[0]);
+      }
+    }
+  }
+
   /// <summary>Mean log-likelihood of binary rows from the tracked log Z, with the tracker's standard
   /// deviation.</summary>
   public Estimate LogLikelihood(double[] data) {

@@ -183,6 +183,10 @@ public static class ZetaBindingTest {
         Check(Math.Abs(tracked.Value - exact) < 1.0, $"tracked log Z {tracked} near exact {exact}");
         Estimate ll = t.LogLikelihood(data);
         Check(Math.Abs(ll.Value - rbm.MeanLogLikelihood(data, tracked.Value)) < 1e-9, "tracked likelihood");
+        Estimate settled = t.SettledLogZ(1000, 200);
+        Check(settled.StdDev > 0 && Math.Abs(settled.Value - exact) < 4 * settled.StdDev,
+              $"settled log Z {settled} near exact {exact}");
+        Check(t.LogZ().Value == tracked.Value && t.Steps == 300, "settling leaves the trainer as it was");
         Check(t.SwapRates().Length == 4 && t.Chains(0).Length == 10 * NV && t.RoundTrips >= 0 && t.LearningRate > 0,
               "trainer getters");
       }

@@ -199,6 +199,10 @@ public final class ZetaBindingTest {
               "tracked log Z " + tracked + " near exact " + exact);
         Estimate ll = t.logLikelihood(data);
         check(Math.abs(ll.value() - rbm.meanLogLikelihood(data, tracked.value())) < 1e-9, "tracked likelihood");
+        Estimate settled = t.settledLogZ(1000, 200);
+        check(settled.stdDev() > 0 && Math.abs(settled.value() - exact) < 4 * settled.stdDev(),
+              "settled log Z " + settled + " near exact " + exact);
+        check(t.logZ().value() == tracked.value() && t.steps() == 300, "settling leaves the trainer as it was");
         check(t.swapRates().length == 4 && t.chains(0).length == 10 * NV && t.roundTrips() >= 0
               && t.learningRate() > 0, "trainer getters");
       }

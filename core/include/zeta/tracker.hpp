@@ -70,6 +70,10 @@ class LogZTracker {
   // across the update. If obs.parameters_jumped, the history is forgotten (the model was edited outside the
   // trainer) and the state restarts from the known end.
   void observe(const StepObservations& obs);
+  // For a model held fixed between calls: condition on one sampler iteration's bridge observations only (ζ does
+  // not move, so there is no update to predict across). b_t is not observed; a filter that has seen no update
+  // gives it a unit prior so that the posterior stays proper (ζ does not depend on it).
+  void observe_fixed_model(const StepObservations& obs);
 
   int n_temperatures() const { return static_cast<int>(mean_.size()) - 1; }
   std::int64_t updates() const { return updates_; }
@@ -128,6 +132,12 @@ class TrackedTrainer {
   double log_z() const { return tracker_.mean(0); }
   double log_z_std_dev() const { return tracker_.std_dev(0); }
   TrackedLikelihood log_likelihood(const MatrixD& data) const;
+  // log Z of the current model by the tracker's own estimator with the model held fixed ("settled"): a fresh
+  // filter fed only the bridges of `sweeps` sampler iterations on a copy of the chains (SmlTrainer::sample_copy),
+  // the first `burn_in` dropped. While training moves the model the persistent chains lag it and the online
+  // bridges carry that lag (at 784×500, ~0.25 nats at update 10,000: docs/tracking.md); held fixed, they catch up.
+  // Costs `sweeps` sampler iterations; training is unaffected.
+  LogZTracker settled(int sweeps, int burn_in) const;
   const LogZTracker& tracker() const { return tracker_; }
   SmlTrainer& trainer() { return trainer_; }
   const SmlTrainer& trainer() const { return trainer_; }

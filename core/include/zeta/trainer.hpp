@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -94,6 +95,12 @@ class SmlTrainer {
   // The chains at rung i (0 = β 1), as 0/1 rows.
   MatrixD chains(int temperature_index) const;
   const StepObservations& observations() const { return observations_; }
+  // Samples the current model without touching the training state: `sweeps` sampler iterations (the trainer's
+  // Gibbs sweeps, data moves and swaps, the ladder held where it is) on a copy of the persistent chains, with a
+  // random stream of its own (`seed`), calling visit with each iteration's bridge observations (betas, the four
+  // bridge arrays, next_betas = betas, next_log_z_beta_zero; learning_rate 0, no update weights). Training after
+  // the call is byte for byte what it would have been without it. PT only.
+  void sample_copy(int sweeps, std::uint64_t seed, const std::function<void(const StepObservations&)>& visit) const;
 
  private:
   class Engine;

@@ -66,6 +66,22 @@ public final class Trainer extends Handle {
     return new Estimate(mean[0], sd[0]);
   }
 
+  /**
+   * log Z of the current model held fixed for {@code sweeps} sampler iterations on a copy of the chains, the first
+   * {@code burnIn} dropped (zeta_trainer_settled_log_z: free of the lag of the chains behind a moving model; training
+   * is unaffected); needs method 2 (PT).
+   */
+  public Estimate settledLogZ(int sweeps, int burnIn) {
+    synchronized (this) {
+      synchronized (rbm) {
+        double[] mean = new double[1];
+        double[] sd = new double[1];
+        ZetaNative.zeta_trainer_settled_log_z(cptr(), sweeps, burnIn, mean, sd);
+        return new Estimate(mean[0], sd[0]);
+      }
+    }
+  }
+
   /** Mean log-likelihood of binary rows from the tracked log Z, with the tracker's standard deviation. */
   public Estimate logLikelihood(double[] data) {
     synchronized (this) {
