@@ -396,7 +396,8 @@ LogZTracker TrackedTrainer::settled(int sweeps, int burn_in) const {
                     online_valid ? tracker_.means() : log_z_without_interactions(model, trainer_.betas(), mode),
                     tracker_config_);
   // Its own stream, distinct per step, so that settling never replays the draws training will make next.
-  const std::uint64_t seed = trainer_.config().seed ^ (0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(trainer_.steps() + 1));
+  const std::uint64_t seed =
+      trainer_.config().seed ^ (0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(trainer_.steps() + 1));
   int seen = 0;
   trainer_.sample_copy(sweeps, seed, [&](const StepObservations& obs) {
     if (seen++ >= burn_in) fixed.observe_fixed_model(obs);

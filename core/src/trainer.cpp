@@ -151,13 +151,13 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     }
     Rng rng(seed);
     StepObservations obs;
+    obs.step = owner_.steps_;
+    obs.learning_rate = 0.0;
+    obs.next_log_z_beta_zero = rbm.log_z_at_beta_zero(sampler.mode());  // the model is held: the same throughout
     for (int k = 0; k < sweeps; ++k) {
       sampler.sweep(params, owner_.config_.gibbs_steps, rng);
-      obs.step = owner_.steps_;
-      obs.learning_rate = 0.0;
       record_bridge(sampler, obs);
       obs.next_betas = obs.betas;
-      obs.next_log_z_beta_zero = rbm.log_z_at_beta_zero(sampler.mode());
       visit(obs);
     }
   }

@@ -603,12 +603,7 @@ export class Trainer extends Handle {
   /** Tracked log Z: {mean, stdDev} (needs parallel tempering, method 2). */
   logZ() {
     const p = this._check();
-    return withScope((s) => {
-      const m = s.f64(1);
-      const sd = s.f64(1);
-      check(mod()._zeta_trainer_log_z(p, m, sd));
-      return { mean: readF64(m), stdDev: readF64(sd) };
-    });
+    return this._estimate((s, m, sd) => mod()._zeta_trainer_log_z(p, m, sd));
   }
   /** log Z of the current model held fixed for `sweeps` sampler iterations on a copy of the chains, the first
    *  `burnIn` dropped: {mean, stdDev} (zeta_trainer_settled_log_z; training is unaffected; needs method 2). */
@@ -616,21 +611,22 @@ export class Trainer extends Handle {
     const p = this._check();
     toInt(sweeps, 'sweeps');
     toInt(burnIn, 'burnIn');
-    return withScope((s) => {
-      const m = s.f64(1);
-      const sd = s.f64(1);
-      check(mod()._zeta_trainer_settled_log_z(p, sweeps, burnIn, m, sd));
-      return { mean: readF64(m), stdDev: readF64(sd) };
-    });
+    return this._estimate((s, m, sd) => mod()._zeta_trainer_settled_log_z(p, sweeps, burnIn, m, sd));
   }
   /** Mean log-likelihood of the rows of data from the tracked log Z: {mean, stdDev}. */
   logLikelihood(data) {
     const p = this._check();
-    return withScope((s) => {
+    return this._estimate((s, m, sd) => {
       const [d, n] = rowsArg(s, data, this.rbm.nVisible, 'data');
+      return mod()._zeta_trainer_log_likelihood(p, d, BigInt(n), m, sd);
+    });
+  }
+  // {mean, stdDev} from a C call that writes both through out-pointers: call(scope, meanPtr, sdPtr) -> status.
+  _estimate(call) {
+    return withScope((s) => {
       const m = s.f64(1);
       const sd = s.f64(1);
-      check(mod()._zeta_trainer_log_likelihood(p, d, BigInt(n), m, sd));
+      check(call(s, m, sd));
       return { mean: readF64(m), stdDev: readF64(sd) };
     });
   }
