@@ -318,6 +318,8 @@ struct TrackOptions {
   int ais_betas = 10000;
   int settle = 0;           // sampler iterations of the settled estimate at each checkpoint (0 = none)
   int settle_burn_in = -1;  // of those, dropped first (-1 = half)
+  std::string settle_profile;               // CSV of settled log Z against iterations, for several burn-ins
+  std::vector<int> settle_profile_burn_ins;  // default: K/8, K/4, 3K/8, K/2 of K = --settle
   TrackerConfig tracker;  // the filter's settings (docs/tracking.md); defaults are zeta's
 };
 
@@ -338,6 +340,18 @@ int run_track(const TrackOptions& o, bool quiet) {
   const int settle_burn_in = o.settle_burn_in >= 0 ? o.settle_burn_in : o.settle / 2;
   require(o.settle >= 0, "--settle must be >= 0");
   require(o.settle == 0 || settle_burn_in < o.settle, "--settle-burn-in must be smaller than --settle");
+  require(o.settle_profile.empty() || o.settle > 0, "--settle-profile needs --settle");
+  // The profile's filters share the main estimate's settling run: index 0 is the main estimate.
+  std::vector<int> settle_burn_ins{settle_burn_in};
+  if (!o.settle_profile.empty()) {
+    if (o.settle_profile_burn_ins.empty())
+      for (int eighths = 1; eighths <= 4; ++eighths) settle_burn_ins.push_back(o.settle * eighths / 8);
+    for (int b : o.settle_profile_burn_ins) {
+      require(b >= 0 && b < o.settle, "--settle-profile-burn-ins must lie in [0, --settle)");
+      settle_burn_ins.push_back(b);
+    }
+  }
+  const int settle_report_every = std::max(1, o.settle / 40);
   EarlyStopping stopper(o.patience > 0 ? o.patience : 1);
 
   // The CSV and the plot are rewritten atomically at every checkpoint, so a long run that is stopped early leaves
@@ -348,6 +362,8 @@ int run_track(const TrackOptions& o, bool quiet) {
   // Every rung's tracked ζ (long format), for seeing which part of the ladder an error comes from.
   std::ostringstream rung_rows;
   rung_rows << "update,rung,beta,tracked_log_z,tracked_sd,settled_log_z,settled_sd\n";
+  std::ostringstream profile_rows;
+  profile_rows << "update,burn_in,iterations,settled_log_z,settled_sd\n";
   TrackPlot plot;
   auto write_outputs = [&] {
     const std::string text = rows.str();
@@ -355,6 +371,10 @@ int run_track(const TrackOptions& o, bool quiet) {
     if (!o.rungs_csv.empty()) {
       const std::string rung_text = rung_rows.str();
       write_file_atomic(o.rungs_csv, Bytes(rung_text.begin(), rung_text.end()));
+    }
+    if (!o.settle_profile.empty()) {
+      const std::string profile_text = profile_rows.str();
+      write_file_atomic(o.settle_profile, Bytes(profile_text.begin(), profile_text.end()));
     }
     const std::string svg = plot.render(exact ? "exact" : "AIS");
     write_file_atomic(o.plot, Bytes(svg.begin(), svg.end()));
@@ -384,7 +404,18 @@ int run_track(const TrackOptions& o, bool quiet) {
     }
     // The model held fixed for o.settle sampler iterations on a copy of the chains (training is unaffected).
     std::optional<LogZTracker> settled;
-    if (o.settle > 0) settled.emplace(tracked.settled(o.settle, settle_burn_in));
+    if (o.settle > 0) {
+      auto filters = tracked.settled_profile(
+          o.settle, settle_burn_ins, o.settle_profile.empty() ? 0 : settle_report_every,
+          [&](int iterations, std::size_t k, const LogZTracker& filter) {
+            if (k == 0) return;  // the main estimate goes to the checkpoint CSV
+            char row[160];
+            std::snprintf(row, sizeof row, "%lld,%d,%d,%.8f,%.8f\n", static_cast<long long>(t), settle_burn_ins[k],
+                          iterations, filter.mean(0), filter.std_dev(0));
+            profile_rows << row;
+          });
+      settled.emplace(std::move(filters.front()));
+    }
     const double nan = std::nan("");
     double min_swap = 1.0;
     for (double r : tracked.trainer().recent_swap_rates()) min_swap = std::min(min_swap, r);
@@ -522,6 +553,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   track_cmd->add_option("--settle-burn-in", track.settle_burn_in,
                         "iterations of --settle dropped before the estimate (default: half)");
+  track_cmd->add_option("--settle-profile", track.settle_profile,
+                        "CSV of the settled log Z every --settle/40 iterations of each checkpoint's settling run, "
+                        "for several burn-ins (for choosing --settle and --settle-burn-in)");
+  track_cmd->add_option("--settle-profile-burn-ins", track.settle_profile_burn_ins,
+                        "burn-ins of --settle-profile (default: 1/8, 1/4, 3/8 and 1/2 of --settle)")
+      ->delimiter(',');
   track_cmd->add_option("--csv", track.csv, "CSV output")->capture_default_str();
   track_cmd->add_option("--plot", track.plot, "SVG output")->capture_default_str();
   track_cmd->add_option("--model-out", track.model_out, "save the final (or early-stopped best) model");

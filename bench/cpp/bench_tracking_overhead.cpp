@@ -4,18 +4,23 @@
 //
 //   bench_tracking_overhead [--hidden 25,500] [--temperatures 10] [--chains 10] [--batch 10] [--updates 2000]
 //                           [--repeats 7] [--adaptive] [--data-moves R] [--cold-rungs R --cold-sweeps E]
-//                           [--gibbs k] [--seed 1]
+//                           [--gibbs k] [--settle K --settle-every U] [--seed 1]
 //
 // With --data-moves R > 0 both trainers use the data-driven moves at the R coldest rungs, and with --cold-rungs /
 // --cold-sweeps they give the coldest rungs extra Gibbs sweeps; either way a third trainer, SML-PT with the
 // paper's sampler, is timed in the same rotation: "sampler_extras_cost" is what the moves and extra sweeps add to
 // SML-PT, "overhead" stays tracking's cost on top of SML-PT with the same sampler.
 //
+// With --settle K the settled estimate (TrackedTrainer::settled: K sampler iterations with the model held, at a
+// checkpoint every U updates) is timed in the same rotation, in pieces as long as the chunks, and
+// "overhead_with_settle" is tracking plus K/U settling iterations per update, against SML-PT alone.
+//
 // Each repeat trains both from the same θ_0 for --updates updates, in alternating chunks of 50 updates (so drift in
 // the machine's speed hits both alike); the reported times are medians over repeats, the overhead is the median
 // of the per-repeat ratios. Prints one JSON line per model size. Run with OMP_NUM_THREADS=1 for the paper's setting.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -60,6 +65,8 @@ struct Options {
   int cold_rungs = 0;
   int cold_sweeps = 0;
   int gibbs = 1;
+  int settle = 0;
+  int settle_every = 10000;
   std::uint64_t seed = 1;
 };
 
@@ -82,6 +89,8 @@ Options parse(int argc, char** argv) {
     else if (arg == "--cold-rungs") o.cold_rungs = std::stoi(value());
     else if (arg == "--cold-sweeps") o.cold_sweeps = std::stoi(value());
     else if (arg == "--gibbs") o.gibbs = std::stoi(value());
+    else if (arg == "--settle") o.settle = std::stoi(value());
+    else if (arg == "--settle-every") o.settle_every = std::stoi(value());
     else if (arg == "--seed") o.seed = std::stoull(value());
     else throw std::runtime_error("unknown argument " + arg);
   }
@@ -149,6 +158,7 @@ int main(int argc, char** argv) {
       config.cold_sweeps = o.cold_sweeps;
       const bool extras = o.data_moves > 0 || (o.cold_rungs > 0 && o.cold_sweeps > 0);
       std::vector<double> plain, tracked, ratio, plain_cpu, tracked_cpu, ratio_cpu, paper, moves_ratio;
+      std::vector<double> settle_iteration, settle_ratio, with_settle_ratio;
       for (int r = 0; r < o.repeats; ++r) {
         // Fresh models each repeat: both trainers start from the same θ_0 and see the same batches.
         zeta::Rng init(o.seed);
@@ -163,12 +173,25 @@ int main(int argc, char** argv) {
         // drifts within seconds).
         constexpr int kChunk = 50;
         Batches plain_batches(train.x, o.batch), tracked_batches(train.x, o.batch), paper_batches(train.x, o.batch);
-        Time p, q, b;
+        Time p, q, b, s;
         for (int done = 0; done < o.updates; done += kChunk) {
           const int n = std::min(kChunk, o.updates - done);
           time_chunk(sml, plain_batches, n, p);
           time_chunk(with_tracking, tracked_batches, n, q);
           if (extras) time_chunk(sml_paper, paper_batches, n, b);
+          if (o.settle > 0) {
+            const auto start = Clock::now();
+            const zeta::LogZTracker settled = with_tracking.settled(n, 0);
+            s.wall += std::chrono::duration<double>(Clock::now() - start).count();
+            if (!std::isfinite(settled.mean(0))) throw std::runtime_error("settled log Z is not finite");
+          }
+        }
+        if (o.settle > 0) {
+          // s covers as many settling iterations as there were updates.
+          const double per_update = (q.wall + s.wall * o.settle / o.settle_every) / o.updates;
+          settle_iteration.push_back(s.wall / o.updates);
+          settle_ratio.push_back(s.wall / p.wall);
+          with_settle_ratio.push_back(per_update / (p.wall / o.updates));
         }
         if (extras) {
           paper.push_back(b.wall / o.updates);
@@ -193,6 +216,11 @@ int main(int argc, char** argv) {
       if (extras)
         std::printf(", \"paper_sampler_sml_pt_ms_per_update\": %.4f, \"sampler_extras_cost\": %.4f", 1e3 * median(paper),
                     median(moves_ratio) - 1.0);
+      if (o.settle > 0)
+        std::printf(", \"settle\": %d, \"settle_every\": %d, \"settle_ms_per_iteration\": %.4f, "
+                    "\"settle_iteration_per_sml_pt_update\": %.4f, \"overhead_with_settle\": %.4f",
+                    o.settle, o.settle_every, 1e3 * median(settle_iteration), median(settle_ratio),
+                    median(with_settle_ratio) - 1.0);
       std::printf("}\n");
       std::fflush(stdout);
     }

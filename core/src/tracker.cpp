@@ -385,24 +385,39 @@ void TrackedTrainer::step(const MatrixD& batch) {
 }
 
 LogZTracker TrackedTrainer::settled(int sweeps, int burn_in) const {
+  return std::move(settled_profile(sweeps, {burn_in}, 0, {}).front());
+}
+
+std::vector<LogZTracker> TrackedTrainer::settled_profile(
+    int sweeps, const std::vector<int>& burn_ins, int report_every,
+    const std::function<void(int, std::size_t, const LogZTracker&)>& report) const {
   require(sweeps > 0, "settling needs sweeps >= 1 sampler iterations, got " + std::to_string(sweeps));
-  require(burn_in >= 0 && burn_in < sweeps,
-          "burn_in must lie in [0, sweeps), got " + std::to_string(burn_in) + " of " + std::to_string(sweeps));
+  require(!burn_ins.empty(), "settling needs at least one burn_in");
+  for (int burn_in : burn_ins)
+    require(burn_in >= 0 && burn_in < sweeps,
+            "burn_in must lie in [0, sweeps), got " + std::to_string(burn_in) + " of " + std::to_string(sweeps));
+  require(report_every >= 0, "report_every must be >= 0 (0 = never), got " + std::to_string(report_every));
   const Rbm& model = trainer_.rbm();
   const Tempering mode = trainer_.config().tempering;
   // The online estimate seeds each bridge's s; the settled value does not otherwise depend on it.
   const bool online_valid = model.revision == seen_revision_ && tracker_.updates() > 0;
-  LogZTracker fixed(trainer_.betas(), model.log_z_at_beta_zero(mode),
-                    online_valid ? tracker_.means() : log_z_without_interactions(model, trainer_.betas(), mode),
-                    tracker_config_);
+  const LogZTracker fresh(trainer_.betas(), model.log_z_at_beta_zero(mode),
+                          online_valid ? tracker_.means() : log_z_without_interactions(model, trainer_.betas(), mode),
+                          tracker_config_);
+  std::vector<LogZTracker> filters(burn_ins.size(), fresh);
   // Its own stream, distinct per step, so that settling never replays the draws training will make next.
   const std::uint64_t seed =
       trainer_.config().seed ^ (0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(trainer_.steps() + 1));
   int seen = 0;
   trainer_.sample_copy(sweeps, seed, [&](const StepObservations& obs) {
-    if (seen++ >= burn_in) fixed.observe_fixed_model(obs);
+    ++seen;
+    for (std::size_t k = 0; k < filters.size(); ++k) {
+      if (seen <= burn_ins[k]) continue;
+      filters[k].observe_fixed_model(obs);
+      if (report_every > 0 && seen % report_every == 0 && report) report(seen, k, filters[k]);
+    }
   });
-  return fixed;
+  return filters;
 }
 
 TrackedLikelihood TrackedTrainer::log_likelihood(const MatrixD& data) const {

@@ -633,6 +633,40 @@ TEST(TrackerSettled, MatchesExactLogZAtEveryRung) {
   EXPECT_LT(sum_z2 / n, 3.0);
 }
 
+// One settling run feeding several burn-ins gives each the estimate its own settle would (same stream), and reports
+// every report_every-th iteration for each filter past its burn-in.
+TEST(TrackerSettled, ProfileMatchesSeparateSettles) {
+  const MatrixD x = pooled_fashion();
+  Rbm rbm = model_for(x);
+  TrackedTrainer tracked(rbm, tracking_config(true, 1e4, 2));
+  Rng pick(3);
+  MatrixD batch(10, x.cols());
+  for (int t = 1; t <= 200; ++t) {
+    for (int r = 0; r < batch.rows(); ++r) batch.row(r) = x.row(static_cast<Eigen::Index>(pick.below(x.rows())));
+    tracked.step(batch);
+  }
+  const std::vector<int> burn_ins{0, 30, 90};
+  std::vector<int> reports(burn_ins.size(), 0);
+  const std::vector<LogZTracker> profile =
+      tracked.settled_profile(120, burn_ins, 10, [&](int iteration, std::size_t k, const LogZTracker& filter) {
+        EXPECT_EQ(iteration % 10, 0);
+        EXPECT_GT(iteration, burn_ins[k]);
+        EXPECT_EQ(filter.updates(), iteration - burn_ins[k]);
+        ++reports[k];
+      });
+  ASSERT_EQ(profile.size(), burn_ins.size());
+  for (std::size_t k = 0; k < burn_ins.size(); ++k) {
+    const LogZTracker alone = tracked.settled(120, burn_ins[k]);
+    EXPECT_EQ(profile[k].updates(), 120 - burn_ins[k]);
+    EXPECT_EQ(profile[k].means(), alone.means());
+    EXPECT_EQ(profile[k].std_dev(0), alone.std_dev(0));
+    EXPECT_EQ(reports[k], (120 - burn_ins[k]) / 10);
+  }
+  EXPECT_THROW(tracked.settled_profile(120, {}, 10, {}), Error);
+  EXPECT_THROW(tracked.settled_profile(120, {0, 120}, 10, {}), Error);
+  EXPECT_THROW(tracked.settled_profile(120, {0}, -1, {}), Error);
+}
+
 TEST(TrackerSettled, RejectsBadSettings) {
   const MatrixD x = pooled_fashion();
   Rbm rbm(static_cast<int>(x.cols()), 4);

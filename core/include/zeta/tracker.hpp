@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -138,6 +139,12 @@ class TrackedTrainer {
   // bridges carry that lag (at 784×500, ~0.25 nats at update 10,000: docs/tracking.md); held fixed, they catch up.
   // Costs `sweeps` sampler iterations; training is unaffected.
   LogZTracker settled(int sweeps, int burn_in) const;
+  // Several settled estimates from one settling run, for choosing sweeps and burn_in: one fresh filter per entry
+  // of burn_ins (each in [0, sweeps)), and report(iteration, index into burn_ins, filter) called after every
+  // report_every-th iteration (1-based) for each filter that has seen at least one bridge. Returns the filters.
+  std::vector<LogZTracker> settled_profile(
+      int sweeps, const std::vector<int>& burn_ins, int report_every,
+      const std::function<void(int, std::size_t, const LogZTracker&)>& report) const;
   const LogZTracker& tracker() const { return tracker_; }
   SmlTrainer& trainer() { return trainer_; }
   const SmlTrainer& trainer() const { return trainer_; }
