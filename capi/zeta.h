@@ -271,7 +271,9 @@ ZETA_API zeta_status zeta_trainer_log_z(const zeta_trainer *trainer, double *mea
  * the first burn_in dropped. While training moves the model the persistent chains lag it and the online value
  * carries that lag (0.1-0.4 nats at 784 x 500, docs/tracking.md); held fixed they catch up. The trainer is not
  * changed: later steps are exactly those without this call. Needs PT; sweeps >= 1, 0 <= burn_in < sweeps.
- * std_dev may be NULL. Cost: sweeps sampler iterations without parameter updates. */
+ * std_dev (may be NULL) is the filter's, widened to the scatter of 10 consecutive batches of the kept
+ * iterations where that is larger (batch means; the cold chains stay correlated for longer than the filter's own
+ * autocorrelation window). Cost: sweeps sampler iterations without parameter updates. */
 ZETA_API zeta_status zeta_trainer_settled_log_z(const zeta_trainer *trainer, int32_t sweeps, int32_t burn_in,
                                                 double *mean, double *std_dev);
 /* Mean log-likelihood of n_rows binary rows under the current model from the tracked log Z: mean is

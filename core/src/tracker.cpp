@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <optional>
 #include <string>
 
 #include <Eigen/Cholesky>
@@ -328,6 +329,14 @@ void LogZTracker::observe_fixed_model(const StepObservations& obs) {
   ++updates_;
 }
 
+void LogZTracker::inflate_covariance(double factor) {
+  require(std::isfinite(factor) && factor >= 1.0, "covariance inflation must be a finite factor >= 1");
+  if (factor == 1.0) return;
+  precision_ /= factor;
+  information_ /= factor;
+  solve();
+}
+
 double LogZTracker::mean(int i) const {
   require(i >= 0 && i < n_temperatures(), "temperature index out of range");
   return mean_[i];
@@ -405,6 +414,9 @@ std::vector<LogZTracker> TrackedTrainer::settled_profile(
                           online_valid ? tracker_.means() : log_z_without_interactions(model, trainer_.betas(), mode),
                           tracker_config_);
   std::vector<LogZTracker> filters(burn_ins.size(), fresh);
+  // Batch means per filter: the running batch's own filter and the ζ_1 of the batches completed.
+  std::vector<std::optional<LogZTracker>> batch(burn_ins.size());
+  std::vector<std::vector<double>> batch_means(burn_ins.size());
   // Its own stream, distinct per step, so that settling never replays the draws training will make next.
   const std::uint64_t seed =
       trainer_.config().seed ^ (0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(trainer_.steps() + 1));
@@ -414,9 +426,31 @@ std::vector<LogZTracker> TrackedTrainer::settled_profile(
     for (std::size_t k = 0; k < filters.size(); ++k) {
       if (seen <= burn_ins[k]) continue;
       filters[k].observe_fixed_model(obs);
+      const int kept = sweeps - burn_ins[k];
+      if (kept >= 2 * kSettleBatches) {
+        const int index = seen - burn_ins[k] - 1;  // 0-based among the kept iterations
+        if (!batch[k] || index * kSettleBatches % kept < kSettleBatches) {  // first iteration of a batch
+          if (batch[k]) batch_means[k].push_back(batch[k]->mean(0));
+          batch[k].emplace(fresh);
+        }
+        batch[k]->observe_fixed_model(obs);
+      }
       if (report_every > 0 && seen % report_every == 0 && report) report(seen, k, filters[k]);
     }
   });
+  for (std::size_t k = 0; k < filters.size(); ++k) {
+    if (!batch[k]) continue;
+    batch_means[k].push_back(batch[k]->mean(0));
+    const std::vector<double>& m = batch_means[k];
+    const double n = static_cast<double>(m.size());
+    double average = 0.0;
+    for (double x : m) average += x / n;
+    double squares = 0.0;
+    for (double x : m) squares += (x - average) * (x - average);
+    const double batch_variance = squares / (n * (n - 1.0));  // of the mean over all kept iterations
+    const double filter_variance = filters[k].std_dev(0) * filters[k].std_dev(0);
+    if (batch_variance > filter_variance) filters[k].inflate_covariance(batch_variance / filter_variance);
+  }
   return filters;
 }
 

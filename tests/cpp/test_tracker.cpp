@@ -647,12 +647,15 @@ TEST(TrackerSettled, ProfileMatchesSeparateSettles) {
   }
   const std::vector<int> burn_ins{0, 30, 90};
   std::vector<int> reports(burn_ins.size(), 0);
+  std::vector<double> last_mean(burn_ins.size()), last_filter_sd(burn_ins.size());
   const std::vector<LogZTracker> profile =
       tracked.settled_profile(120, burn_ins, 10, [&](int iteration, std::size_t k, const LogZTracker& filter) {
         EXPECT_EQ(iteration % 10, 0);
         EXPECT_GT(iteration, burn_ins[k]);
         EXPECT_EQ(filter.updates(), iteration - burn_ins[k]);
         ++reports[k];
+        last_mean[k] = filter.mean(0);
+        last_filter_sd[k] = filter.std_dev(0);
       });
   ASSERT_EQ(profile.size(), burn_ins.size());
   for (std::size_t k = 0; k < burn_ins.size(); ++k) {
@@ -661,10 +664,33 @@ TEST(TrackerSettled, ProfileMatchesSeparateSettles) {
     EXPECT_EQ(profile[k].means(), alone.means());
     EXPECT_EQ(profile[k].std_dev(0), alone.std_dev(0));
     EXPECT_EQ(reports[k], (120 - burn_ins[k]) / 10);
+    // The batch-means correction only ever widens the filter's error bar, and leaves its mean alone.
+    EXPECT_NEAR(profile[k].mean(0), last_mean[k], 1e-9);
+    EXPECT_GE(profile[k].std_dev(0), last_filter_sd[k] * (1.0 - 1e-12));
   }
   EXPECT_THROW(tracked.settled_profile(120, {}, 10, {}), Error);
   EXPECT_THROW(tracked.settled_profile(120, {0, 120}, 10, {}), Error);
   EXPECT_THROW(tracked.settled_profile(120, {0}, -1, {}), Error);
+}
+
+TEST(TrackerSettled, InflatedCovarianceKeepsTheMean) {
+  const MatrixD x = pooled_fashion();
+  Rbm rbm = model_for(x);
+  TrackedTrainer tracked(rbm, tracking_config(false, 1e4, 0));
+  Rng pick(4);
+  MatrixD batch(10, x.cols());
+  for (int t = 1; t <= 50; ++t) {
+    for (int r = 0; r < batch.rows(); ++r) batch.row(r) = x.row(static_cast<Eigen::Index>(pick.below(x.rows())));
+    tracked.step(batch);
+  }
+  LogZTracker filter = tracked.tracker();
+  filter.inflate_covariance(4.0);
+  for (int i = 0; i + 1 < filter.n_temperatures(); ++i) {
+    EXPECT_NEAR(filter.mean(i), tracked.tracker().mean(i), 1e-9);
+    EXPECT_NEAR(filter.std_dev(i), 2.0 * tracked.tracker().std_dev(i), 1e-9 * filter.std_dev(i));
+  }
+  EXPECT_THROW(filter.inflate_covariance(0.5), Error);
+  EXPECT_THROW(filter.inflate_covariance(std::nan("")), Error);
 }
 
 TEST(TrackerSettled, RejectsBadSettings) {

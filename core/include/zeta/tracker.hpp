@@ -82,6 +82,9 @@ class LogZTracker {
   double mean(int i = 0) const;
   double std_dev(int i = 0) const;
   double bias_mean() const { return mean_[mean_.size() - 1]; }
+  // Multiplies the posterior covariance by factor ≥ 1, the mean unchanged (for an error estimate found outside the
+  // filter, e.g. batch means over a settling run).
+  void inflate_covariance(double factor);
   std::vector<double> means() const;
   MatrixD covariance() const;  // (M+1)×(M+1), last row/column the bias b_t
 
@@ -138,10 +141,17 @@ class TrackedTrainer {
   // the first `burn_in` dropped. While training moves the model the persistent chains lag it and the online
   // bridges carry that lag (at 784×500, ~0.25 nats at update 10,000: docs/tracking.md); held fixed, they catch up.
   // Costs `sweeps` sampler iterations; training is unaffected.
+  // The filter's own sd counts autocorrelation over at most autocorrelation_lags iterations; the cold chains of a
+  // large model stay correlated far longer (at 784×500 the scatter of 500-iteration windows was ~2× the filter's
+  // sd), so the kept iterations are also split into kSettleBatches consecutive batches, each estimated by its own
+  // filter, and where the batch means scatter more than the filter's ζ_1 variance says, the covariance is
+  // inflated to match (batch means; kept iterations < 2·kSettleBatches: the filter's sd alone).
+  static constexpr int kSettleBatches = 10;
   LogZTracker settled(int sweeps, int burn_in) const;
   // Several settled estimates from one settling run, for choosing sweeps and burn_in: one fresh filter per entry
   // of burn_ins (each in [0, sweeps)), and report(iteration, index into burn_ins, filter) called after every
-  // report_every-th iteration (1-based) for each filter that has seen at least one bridge. Returns the filters.
+  // report_every-th iteration (1-based) for each filter that has seen at least one bridge (its sd there is the
+  // filter's own, before the batch-means correction). Returns the filters, corrected as settled() is.
   std::vector<LogZTracker> settled_profile(
       int sweeps, const std::vector<int>& burn_ins, int report_every,
       const std::function<void(int, std::size_t, const LogZTracker&)>& report) const;
