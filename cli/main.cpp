@@ -317,7 +317,7 @@ struct TrackOptions {
   int ais_runs = 100;
   int ais_betas = 10000;
   int settle = 0;           // sampler iterations of the settled estimate at each checkpoint (0 = none)
-  int settle_burn_in = -1;  // of those, dropped first (-1 = half)
+  int settle_burn_in = -1;  // of those, dropped first (-1 = a quarter)
   std::string settle_profile;               // CSV of settled log Z against iterations, for several burn-ins
   std::vector<int> settle_profile_burn_ins;  // default: K/8, K/4, 3K/8, K/2 of K = --settle
   TrackerConfig tracker;  // the filter's settings (docs/tracking.md); defaults are zeta's
@@ -337,7 +337,7 @@ int run_track(const TrackOptions& o, bool quiet) {
   const std::int64_t every = o.every > 0 ? o.every : std::max<std::int64_t>(1, o.train.updates / 50);
   const bool exact = o.checks == "exact" || (o.checks == "auto" && rbm.n_hidden() <= 25);
   const bool ais = o.checks == "ais" || (o.checks == "auto" && !exact);
-  const int settle_burn_in = o.settle_burn_in >= 0 ? o.settle_burn_in : o.settle / 2;
+  const int settle_burn_in = o.settle_burn_in >= 0 ? o.settle_burn_in : o.settle / 4;
   require(o.settle >= 0, "--settle must be >= 0");
   require(o.settle == 0 || settle_burn_in < o.settle, "--settle-burn-in must be smaller than --settle");
   require(o.settle_profile.empty() || o.settle > 0, "--settle-profile needs --settle");
@@ -552,7 +552,7 @@ int main(int argc, char** argv) {
                         "iterations on a copy of the chains (training unaffected; docs/tracking.md)")
       ->capture_default_str();
   track_cmd->add_option("--settle-burn-in", track.settle_burn_in,
-                        "iterations of --settle dropped before the estimate (default: half)");
+                        "iterations of --settle dropped before the estimate (default: a quarter; docs/tracking.md)");
   track_cmd->add_option("--settle-profile", track.settle_profile,
                         "CSV of the settled log Z every --settle/40 iterations of each checkpoint's settling run, "
                         "for several burn-ins (for choosing --settle and --settle-burn-in)");

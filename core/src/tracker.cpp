@@ -79,6 +79,9 @@ LogZTracker::LogZTracker(const std::vector<double>& betas, double log_z_beta_zer
   for (Eigen::Index i = 0; i < M; ++i) mean_[i] = guess_[static_cast<std::size_t>(i)];
   // b_0 = 0; its prior width (the first step's random-walk width) is added with the first update.
   condition_on_known_end(log_z_beta_zero);
+  // A factor of the identity until the first solve: an Eigen::LDLT never computed leaves its status member
+  // uninitialised, and copying a fresh tracker (the settled filters start as copies of one) would read it.
+  factor_.compute(MatrixD::Identity(M + 1, M + 1));
 }
 
 void LogZTracker::condition_on_known_end(double log_z_beta_zero) {
