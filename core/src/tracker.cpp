@@ -431,7 +431,7 @@ std::vector<LogZTracker> TrackedTrainer::settled_profile(
       filters[k].observe_fixed_model(obs);
       const int kept = sweeps - burn_ins[k];
       if (kept >= 2 * kSettleBatches) {
-        const int index = seen - burn_ins[k] - 1;  // 0-based among the kept iterations
+        const std::int64_t index = seen - burn_ins[k] - 1;  // 0-based among the kept iterations (64-bit: × 10)
         if (!batch[k] || index * kSettleBatches % kept < kSettleBatches) {  // first iteration of a batch
           if (batch[k]) batch_means[k].push_back(batch[k]->mean(0));
           batch[k].emplace(fresh);
