@@ -500,6 +500,16 @@ TrainerConfig tracking_config(bool adaptive, double lr_decay, int data_moves) {
   return config;
 }
 
+// `updates` steps on mini-batches of 10 rows of x drawn with replacement from the stream `seed`.
+void train_on_random_batches(TrackedTrainer& tracked, const MatrixD& x, int updates, std::uint64_t seed) {
+  Rng pick(seed);
+  MatrixD batch(10, x.cols());
+  for (int t = 1; t <= updates; ++t) {
+    for (int r = 0; r < batch.rows(); ++r) batch.row(r) = x.row(static_cast<Eigen::Index>(pick.below(x.rows())));
+    tracked.step(batch);
+  }
+}
+
 TrackingRun track_fashion(bool adaptive, int updates, int every, bool pooled = true, double lr_decay = 1e4,
                           int data_moves = 0) {
   const MatrixD x = pooled ? pooled_fashion() : default_train().x;
@@ -639,12 +649,7 @@ TEST(TrackerSettled, ProfileMatchesSeparateSettles) {
   const MatrixD x = pooled_fashion();
   Rbm rbm = model_for(x);
   TrackedTrainer tracked(rbm, tracking_config(true, 1e4, 2));
-  Rng pick(3);
-  MatrixD batch(10, x.cols());
-  for (int t = 1; t <= 200; ++t) {
-    for (int r = 0; r < batch.rows(); ++r) batch.row(r) = x.row(static_cast<Eigen::Index>(pick.below(x.rows())));
-    tracked.step(batch);
-  }
+  train_on_random_batches(tracked, x, 200, 3);
   const std::vector<int> burn_ins{0, 30, 90};
   std::vector<int> reports(burn_ins.size(), 0);
   std::vector<double> last_mean(burn_ins.size()), last_filter_sd(burn_ins.size());
@@ -677,12 +682,7 @@ TEST(TrackerSettled, InflatedCovarianceKeepsTheMean) {
   const MatrixD x = pooled_fashion();
   Rbm rbm = model_for(x);
   TrackedTrainer tracked(rbm, tracking_config(false, 1e4, 0));
-  Rng pick(4);
-  MatrixD batch(10, x.cols());
-  for (int t = 1; t <= 50; ++t) {
-    for (int r = 0; r < batch.rows(); ++r) batch.row(r) = x.row(static_cast<Eigen::Index>(pick.below(x.rows())));
-    tracked.step(batch);
-  }
+  train_on_random_batches(tracked, x, 50, 4);
   LogZTracker filter = tracked.tracker();
   filter.inflate_covariance(4.0);
   for (int i = 0; i + 1 < filter.n_temperatures(); ++i) {
