@@ -318,6 +318,7 @@ struct TrackOptions {
   int ais_betas = 10000;
   int settle = 0;           // sampler iterations of the settled estimate at each checkpoint (0 = none)
   int settle_burn_in = -1;  // of those, dropped first (-1 = a quarter)
+  double settle_min_beta = 0.0;  // settle only the rungs with beta >= this, anchored online (0 = all)
   std::string settle_profile;               // CSV of settled log Z against iterations, for several burn-ins
   std::vector<int> settle_profile_burn_ins;  // default: K/8, K/4, 3K/8, K/2 of K = --settle
   TrackerConfig tracker;  // the filter's settings (docs/tracking.md); defaults are zeta's
@@ -341,6 +342,7 @@ int run_track(const TrackOptions& o, bool quiet) {
   require(o.settle >= 0, "--settle must be >= 0");
   require(o.settle == 0 || settle_burn_in < o.settle, "--settle-burn-in must be smaller than --settle");
   require(o.settle_profile.empty() || o.settle > 0, "--settle-profile needs --settle");
+  require(o.settle_min_beta >= 0.0 && o.settle_min_beta < 1.0, "--settle-min-beta must lie in [0, 1)");
   // The profile's filters share the main estimate's settling run: index 0 is the main estimate.
   std::vector<int> settle_burn_ins{settle_burn_in};
   if (!o.settle_profile.empty()) {
@@ -413,7 +415,8 @@ int run_track(const TrackOptions& o, bool quiet) {
             std::snprintf(row, sizeof row, "%lld,%d,%d,%.8f,%.8f\n", static_cast<long long>(t), settle_burn_ins[k],
                           iterations, filter.mean(0), filter.std_dev(0));
             profile_rows << row;
-          });
+          },
+          o.settle_min_beta);
       settled.emplace(std::move(filters.front()));
     }
     const double nan = std::nan("");
@@ -441,7 +444,8 @@ int run_track(const TrackOptions& o, bool quiet) {
       for (int i = 0; i < tracked.tracker().n_temperatures(); ++i) {
         std::snprintf(buffer, sizeof buffer, "%lld,%d,%.8f,%.8f,%.8f,%.8f,%.8f\n", static_cast<long long>(t), i,
                       betas[static_cast<std::size_t>(i)], tracked.tracker().mean(i), tracked.tracker().std_dev(i),
-                      settled ? settled->mean(i) : nan, settled ? settled->std_dev(i) : nan);
+                      settled && i < settled->n_temperatures() ? settled->mean(i) : nan,
+                      settled && i < settled->n_temperatures() ? settled->std_dev(i) : nan);
         rung_rows << buffer;
       }
     }
@@ -553,6 +557,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   track_cmd->add_option("--settle-burn-in", track.settle_burn_in,
                         "iterations of --settle dropped before the estimate (default: a quarter; docs/tracking.md)");
+  track_cmd->add_option("--settle-min-beta", track.settle_min_beta,
+                        "settle only the rungs with beta >= this, anchored at the online log Z of the warmest of "
+                        "them (cost: their share of the ladder; docs/tracking.md); 0 = the whole ladder");
   track_cmd->add_option("--settle-profile", track.settle_profile,
                         "CSV of the settled log Z every --settle/40 iterations of each checkpoint's settling run, "
                         "for several burn-ins (for choosing --settle and --settle-burn-in)");

@@ -59,6 +59,28 @@ void sample_bernoulli_inline(Mat<S>& probs_in_samples_out, Rng& rng) {
   sample_bernoulli_inline(probs_in_samples_out.data(), probs_in_samples_out.size(), rng);
 }
 
+// out_i = log(1 + e^{−β|x_i|}), the bounded part of softplus(βx_i), for n floats. With t = e^{−β|x|} ∈ (0, 1],
+// log(1 + t) = 2 atanh(s) = 2s (1 + s²/3 + s⁴/5 + …) for s = t / (2 + t) ≤ 1/3; the series to s¹³ leaves < 1e-8,
+// and the result is within 1.5e-7 of the exact value (Eigen's general log: 1.1e-7). The log was 80% of the cost
+// of exp + log, which the swaps and the tracker evaluate for every chain at every rung after every update; this
+// runs ~3.5× as fast. Chunks of fixed size keep the intermediates in registers and L1.
+void softplus_tail(const float* x, Eigen::Index n, float beta, float* out) {
+  auto series = [beta](const auto& chunk, auto&& result) {
+    using Chunk = typename std::decay_t<decltype(chunk)>::PlainObject;
+    const Chunk t = (-(beta * chunk.abs())).exp();
+    const Chunk s = t / (t + 2.0f);
+    const Chunk s2 = s * s;
+    constexpr float c3 = 1.0f / 3, c5 = 1.0f / 5, c7 = 1.0f / 7, c9 = 1.0f / 9, c11 = 1.0f / 11, c13 = 1.0f / 13;
+    result = 2.0f * s * (1.0f + s2 * (c3 + s2 * (c5 + s2 * (c7 + s2 * (c9 + s2 * (c11 + s2 * c13))))));
+  };
+  constexpr Eigen::Index kChunk = 256;
+  using ChunkMap = Eigen::Map<const Eigen::Array<float, kChunk, 1>>;
+  using ChunkOut = Eigen::Map<Eigen::Array<float, kChunk, 1>>;
+  Eigen::Index i = 0;
+  for (; i + kChunk <= n; i += kChunk) series(ChunkMap(x + i), ChunkOut(out + i));
+  if (i < n) series(Eigen::Map<const Eigen::ArrayXf>(x + i, n - i), Eigen::Map<Eigen::ArrayXf>(out + i, n - i));
+}
+
 // Σ x_i over n floats, accumulated in double: eight interleaved partial sums (lane j takes the entries
 // i ≡ j mod 8) combined pairwise at the end. The order is fixed, so the result is the same with any SIMD width or
 // none; with GCC or Clang the eight lanes are one vector of doubles (a single running sum would be one dependent
@@ -248,13 +270,14 @@ void TemperedSampler<S>::rows_log_q(Eigen::Index first, Eigen::Index rows, doubl
   const double vis_beta = mode_ == Tempering::kInteraction ? 1.0 : beta;
   if constexpr (std::is_same_v<S, float>) {
     // softplus(βa) = β max(a, 0) + log(1 + e^−β|a|) for β ≥ 0: the second part (in (0, log 2]) vectorised in
-    // float over the whole block, where Eigen's exp and log are several times faster than double's, with an
-    // absolute error of about 1e-7 per entry; both parts are summed in double.
+    // float over the whole block (softplus_tail), several times faster than in double, with an absolute error of
+    // about 1e-7 per entry; both parts are summed in double.
     thread_local Eigen::ArrayXf positive, tail;
     const Eigen::Index n_h = a_.cols();
     const Eigen::Map<const Eigen::ArrayXf> block(a_.data() + first * n_h, rows * n_h);
     positive = block.max(0.0f);
-    tail = ((-(static_cast<float>(beta) * block.abs())).exp() + 1.0f).log();
+    tail.resize(block.size());
+    softplus_tail(block.data(), block.size(), static_cast<float>(beta), tail.data());
     for (Eigen::Index n = 0; n < rows; ++n)
       out[n] = vis_beta * bv_[first + n] + beta * sum_to_double(positive.data() + n * n_h, n_h) +
                sum_to_double(tail.data() + n * n_h, n_h);
@@ -427,7 +450,8 @@ void softplus_row_sums(const Mat<S>& x, Eigen::Index first, Eigen::Index rows, d
     const Eigen::Index cols = x.cols();
     const Eigen::Map<const Eigen::ArrayXf> block(x.data() + first * cols, rows * cols);
     positive = block.max(0.0f);
-    tail = ((-block.abs()).exp() + 1.0f).log();
+    tail.resize(block.size());
+    softplus_tail(block.data(), block.size(), 1.0f, tail.data());
     for (Eigen::Index n = 0; n < rows; ++n)
       out[n] = sum_to_double(positive.data() + n * cols, cols) + sum_to_double(tail.data() + n * cols, cols);
   } else {
@@ -655,6 +679,39 @@ void TemperedSampler<S>::set_betas(const std::vector<double>& betas) {
   check_ladder(betas);
   betas_ = betas;
   fresh_ = false;
+}
+
+template <class S>
+void TemperedSampler<S>::keep_coldest_rungs(int rungs) {
+  require(rungs >= 2 && rungs <= n_temperatures(),
+          "keep_coldest_rungs: rungs must lie in [2, " + std::to_string(n_temperatures()) + "], got " +
+              std::to_string(rungs));
+  if (rungs == n_temperatures()) return;
+  const Eigen::Index rows = static_cast<Eigen::Index>(rungs) * chains_;
+  const auto kept = static_cast<std::size_t>(rungs);
+  const auto pairs = kept - 1;
+  // Rung i owns rows [i·N, (i+1)·N) of every per-chain array, so the cold rungs are the leading rows.
+  v_.conservativeResize(rows, Eigen::NoChange);
+  a_.conservativeResize(rows, Eigen::NoChange);
+  h_.resize(rows, n_hidden_);
+  v_input_.resize(rows, n_visible_);
+  bv_.conservativeResize(rows);
+  own_log_q_.conservativeResize(rows);
+  label_.resize(static_cast<std::size_t>(rows));
+  betas_.resize(kept);
+  flow_up_.resize(kept);
+  flow_down_.resize(kept);
+  cross_lower_.resize(pairs);
+  cross_upper_.resize(pairs);
+  accepted_.resize(pairs);
+  proposed_.resize(pairs);
+  recent_rate_.resize(pairs);
+  cross_round_ = -1;
+  data_move_rungs_ = std::min(data_move_rungs_, rungs);
+  data_moves_accepted_.resize(static_cast<std::size_t>(data_move_rungs_));
+  data_moves_proposed_.resize(static_cast<std::size_t>(data_move_rungs_));
+  cold_sweep_rungs_ = std::min(cold_sweep_rungs_, rungs);
+  adaptive_ = false;  // the feedback ladder is defined between β = 1 and β = 0
 }
 
 template struct ParamMirror<float>;

@@ -54,11 +54,16 @@ std::vector<double> log_z_without_interactions(const Rbm& rbm, const std::vector
 }
 
 LogZTracker::LogZTracker(const std::vector<double>& betas, double log_z_beta_zero,
-                         const std::vector<double>& initial_guess, const TrackerConfig& config)
-    : config_(config), guess_(initial_guess) {
+                         const std::vector<double>& initial_guess, const TrackerConfig& config, double end_variance)
+    : config_(config), anchored_(end_variance > 0.0), guess_(initial_guess) {
   const auto M = static_cast<Eigen::Index>(betas.size());
   require(M >= 2, "the tracker needs a ladder of at least 2 temperatures");
-  require(betas.front() == 1.0 && betas.back() == 0.0, "the ladder must run from beta 1 to beta 0");
+  require(std::isfinite(end_variance) && end_variance >= 0.0, "end_variance must be finite and >= 0");
+  if (anchored_)
+    require(betas.front() == 1.0 && betas.back() > 0.0 && betas.back() < 1.0,
+            "an anchored ladder must run from beta 1 to a beta in (0, 1)");
+  else
+    require(betas.front() == 1.0 && betas.back() == 0.0, "the ladder must run from beta 1 to beta 0");
   require(static_cast<Eigen::Index>(initial_guess.size()) == M, "initial_guess needs one value per temperature");
   require(std::isfinite(log_z_beta_zero), "log_z_beta_zero must be finite");
   require(config.sigma_z2 > 0.0, "sigma_z2 must be positive (infinity allowed)");
@@ -78,15 +83,16 @@ LogZTracker::LogZTracker(const std::vector<double>& betas, double log_z_beta_zer
   mean_ = VectorD::Zero(M + 1);
   for (Eigen::Index i = 0; i < M; ++i) mean_[i] = guess_[static_cast<std::size_t>(i)];
   // b_0 = 0; its prior width (the first step's random-walk width) is added with the first update.
-  condition_on_known_end(log_z_beta_zero);
+  condition_on_known_end(log_z_beta_zero, anchored_ ? end_variance : config_.min_observation_variance);
   // A factor of the identity until the first solve: an Eigen::LDLT never computed leaves its status member
   // uninitialised, and copying a fresh tracker (the settled filters start as copies of one) would read it.
   factor_.compute(MatrixD::Identity(M + 1, M + 1));
 }
 
-void LogZTracker::condition_on_known_end(double log_z_beta_zero) {
+void LogZTracker::condition_on_known_end(double log_z_end, double variance) {
   const Eigen::Index M = n_temperatures();
-  add_observation(precision_, information_, {{M - 1, 1.0}}, log_z_beta_zero, config_.min_observation_variance);
+  add_observation(precision_, information_, {{M - 1, 1.0}}, log_z_end,
+                  std::max(variance, config_.min_observation_variance));
 }
 
 VectorD LogZTracker::smoothed(Smoother& s, const VectorD& x) const {
@@ -314,6 +320,7 @@ void LogZTracker::observe(const StepObservations& obs) {
               obs.upper_at_lower.size() == M - 1 && obs.upper_at_own.size() == M - 1,
           "log Z tracker: observations do not match the ladder (record_observations off, or a different M?)");
   require(std::isfinite(obs.learning_rate) && obs.learning_rate > 0.0, "log Z tracker: learning rate must be positive");
+  require(!anchored_, "log Z tracker: a filter anchored at an estimate takes bridges of a fixed model only");
   condition_on_bridge(obs);
   predict_with_update(obs);
   solve();
@@ -396,26 +403,45 @@ void TrackedTrainer::step(const MatrixD& batch) {
   seen_revision_ = trainer_.rbm().revision;
 }
 
-LogZTracker TrackedTrainer::settled(int sweeps, int burn_in) const {
-  return std::move(settled_profile(sweeps, {burn_in}, 0, {}).front());
+LogZTracker TrackedTrainer::settled(int sweeps, int burn_in, double min_beta) const {
+  return std::move(settled_profile(sweeps, {burn_in}, 0, {}, min_beta).front());
 }
 
 std::vector<LogZTracker> TrackedTrainer::settled_profile(
     int sweeps, const std::vector<int>& burn_ins, int report_every,
-    const std::function<void(int, std::size_t, const LogZTracker&)>& report) const {
+    const std::function<void(int, std::size_t, const LogZTracker&)>& report, double min_beta) const {
   require(sweeps > 0, "settling needs sweeps >= 1 sampler iterations, got " + std::to_string(sweeps));
   require(!burn_ins.empty(), "settling needs at least one burn_in");
   for (int burn_in : burn_ins)
     require(burn_in >= 0 && burn_in < sweeps,
             "burn_in must lie in [0, sweeps), got " + std::to_string(burn_in) + " of " + std::to_string(sweeps));
   require(report_every >= 0, "report_every must be >= 0 (0 = never), got " + std::to_string(report_every));
+  require(std::isfinite(min_beta) && min_beta >= 0.0 && min_beta < 1.0,
+          "min_beta must lie in [0, 1), got " + std::to_string(min_beta));
   const Rbm& model = trainer_.rbm();
   const Tempering mode = trainer_.config().tempering;
-  // The online estimate seeds each bridge's s; the settled value does not otherwise depend on it.
+  // The online estimate seeds each bridge's s; the full settle does not otherwise depend on it.
   const bool online_valid = model.revision == seen_revision_ && tracker_.updates() > 0;
-  const LogZTracker fresh(trainer_.betas(), model.log_z_at_beta_zero(mode),
-                          online_valid ? tracker_.means() : log_z_without_interactions(model, trainer_.betas(), mode),
-                          tracker_config_);
+  std::vector<double> betas = trainer_.betas();
+  std::vector<double> guess =
+      online_valid ? tracker_.means() : log_z_without_interactions(model, trainer_.betas(), mode);
+  const auto cold = static_cast<int>(
+      std::count_if(betas.begin(), betas.end(), [min_beta](double beta) { return beta >= min_beta; }));
+  const int rungs = min_beta > 0.0 ? std::max(cold, 2) : static_cast<int>(betas.size());
+  const bool partial = rungs < static_cast<int>(betas.size());
+  require(!partial || online_valid,
+          "a partial settle (min_beta > 0) is anchored at the online estimate: train at least one step first");
+  double end_log_z = model.log_z_at_beta_zero(mode);
+  double end_variance = 0.0;
+  if (partial) {
+    const double anchor_sd = tracker_.std_dev(rungs - 1);
+    end_log_z = tracker_.mean(rungs - 1);
+    // Floored: even an anchor the online filter holds (almost) exactly stays an estimate, not the known end.
+    end_variance = std::max(anchor_sd * anchor_sd, tracker_config_.min_observation_variance);
+    betas.resize(static_cast<std::size_t>(rungs));
+    guess.resize(static_cast<std::size_t>(rungs));
+  }
+  const LogZTracker fresh(betas, end_log_z, guess, tracker_config_, end_variance);
   std::vector<LogZTracker> filters(burn_ins.size(), fresh);
   // Batch means per filter: the running batch's own filter and the ζ_1 of the batches completed.
   std::vector<std::optional<LogZTracker>> batch(burn_ins.size());
@@ -424,7 +450,7 @@ std::vector<LogZTracker> TrackedTrainer::settled_profile(
   const std::uint64_t seed =
       trainer_.config().seed ^ (0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(trainer_.steps() + 1));
   int seen = 0;
-  trainer_.sample_copy(sweeps, seed, [&](const StepObservations& obs) {
+  const auto visit = [&](const StepObservations& obs) {
     ++seen;
     for (std::size_t k = 0; k < filters.size(); ++k) {
       if (seen <= burn_ins[k]) continue;
@@ -440,7 +466,8 @@ std::vector<LogZTracker> TrackedTrainer::settled_profile(
       }
       if (report_every > 0 && seen % report_every == 0 && report) report(seen, k, filters[k]);
     }
-  });
+  };
+  trainer_.sample_copy(sweeps, seed, visit, partial ? rungs : 0);
   for (std::size_t k = 0; k < filters.size(); ++k) {
     if (!batch[k]) continue;
     batch_means[k].push_back(batch[k]->mean(0));

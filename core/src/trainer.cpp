@@ -46,8 +46,8 @@ class SmlTrainer::Engine {
   virtual int ladder_moves() const = 0;
   virtual std::vector<double> data_move_rates() const = 0;
   virtual MatrixD chains(int temperature_index) const = 0;
-  virtual void sample_copy(int sweeps, std::uint64_t seed,
-                           const std::function<void(const StepObservations&)>& visit) const = 0;
+  virtual void sample_copy(int sweeps, std::uint64_t seed, const std::function<void(const StepObservations&)>& visit,
+                           int coldest_rungs) const = 0;
 };
 
 template <class S>
@@ -140,11 +140,12 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
   std::vector<double> data_move_rates() const override { return sampler_.data_move_rates(); }
   MatrixD chains(int i) const override { return sampler_.block_chains(i).template cast<double>(); }
 
-  void sample_copy(int sweeps, std::uint64_t seed,
-                   const std::function<void(const StepObservations&)>& visit) const override {
+  void sample_copy(int sweeps, std::uint64_t seed, const std::function<void(const StepObservations&)>& visit,
+                   int coldest_rungs) const override {
     const Rbm& rbm = owner_.rbm_;
     ParamMirror<S> params = params_;
     TemperedSampler<S> sampler = sampler_;
+    if (coldest_rungs > 0) sampler.keep_coldest_rungs(coldest_rungs);
     if (rbm.revision != synced_revision_) {  // edited outside the trainer since its last step
       params.sync(rbm);
       sampler.invalidate();
@@ -365,11 +366,14 @@ std::vector<double> SmlTrainer::recent_swap_rates() const { return engine_->rece
 std::int64_t SmlTrainer::round_trips() const { return engine_->round_trips(); }
 int SmlTrainer::ladder_moves() const { return engine_->ladder_moves(); }
 std::vector<double> SmlTrainer::data_move_rates() const { return engine_->data_move_rates(); }
-void SmlTrainer::sample_copy(int sweeps, std::uint64_t seed,
-                             const std::function<void(const StepObservations&)>& visit) const {
+void SmlTrainer::sample_copy(int sweeps, std::uint64_t seed, const std::function<void(const StepObservations&)>& visit,
+                             int coldest_rungs) const {
   require(config_.method == NegativePhase::kPT, "sampling a copy of the chains needs the PT negative phase");
   require(sweeps >= 0, "sweeps must be >= 0, got " + std::to_string(sweeps));
-  engine_->sample_copy(sweeps, seed, visit);
+  require(coldest_rungs == 0 || (coldest_rungs >= 2 && coldest_rungs <= n_temperatures()),
+          "coldest_rungs must be 0 (all) or lie in [2, " + std::to_string(n_temperatures()) + "], got " +
+              std::to_string(coldest_rungs));
+  engine_->sample_copy(sweeps, seed, visit, coldest_rungs);
 }
 
 MatrixD SmlTrainer::chains(int temperature_index) const {

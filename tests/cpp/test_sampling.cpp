@@ -196,6 +196,42 @@ TEST(Sampling, OwnLogQMatchesModel) {
   }
 }
 
+// In float, log q̃ takes the chains' float pre-activations and evaluates the bounded part of each softplus,
+// log(1 + e^{−β|a|}), by the atanh series of softplus_tail (sampler.cpp) with at most 1.5e-7 absolute error per
+// entry; everything else is exact or summed in double. So against the same sums in double over the same float
+// pre-activations, each row may differ by at most n_h · 1.5e-7. Pre-activations span about ±40 (weights sd 3 over
+// 60 visibles), and β runs from 0.01 (t = e^{−β|a|} near 1, where the series converges slowest) to 1.
+TEST(Sampling, FloatLogQTailWithinItsErrorBound) {
+  constexpr int kVisible = 60, kHidden = 400, kChains = 8;
+  const Rbm rbm = random_rbm(kVisible, kHidden, 91, 3.0, 2.0);
+  TemperingConfig config;
+  config.betas = {1.0, 0.6, 0.0};
+  config.chains_per_temperature = kChains;
+  TemperedSampler<float> sampler(kVisible, kHidden, config);
+  ParamMirror<float> params;
+  params.sync(rbm);
+  Rng rng(92);
+  sampler.init_chains(VectorD::Constant(kVisible, 0.5), rng);
+  sampler.sweep(params, 1, rng);
+  const double bound = kHidden * 1.5e-7;
+  double worst = 0.0, largest_preactivation = 0.0;
+  for (int block = 0; block < 3; ++block) {
+    const MatrixD v = sampler.block_chains(block).cast<double>();
+    const MatrixD a = sampler.block_preactivations(block).cast<double>();
+    largest_preactivation = std::max(largest_preactivation, a.cwiseAbs().maxCoeff());
+    for (double beta : {1.0, 0.6, 0.25, 0.01, 0.0}) {
+      const VectorD got = sampler.log_q_block(block, beta);
+      for (Eigen::Index n = 0; n < kChains; ++n) {
+        double expected = v.row(n).dot(rbm.b);
+        for (Eigen::Index j = 0; j < kHidden; ++j) expected += softplus(beta * a(n, j));
+        worst = std::max(worst, std::abs(got[n] - expected));
+        EXPECT_NEAR(got[n], expected, bound) << "block " << block << " beta " << beta;
+      }
+    }
+  }
+  EXPECT_GT(largest_preactivation, 20.0);  // the test covers the tail's whole range, t from ~1 down to ~0
+  std::printf("float log q: worst row error %.2e against the bound %.2e\n", worst, bound);
+}
 
 // After a parameter update on the same chains, bᵀv is updated by Δbᵀv instead of recomputed; the chains'
 // log q̃ must still be the new model's. Tolerances: double arithmetic, and for float the ~1e-7 per-term rounding

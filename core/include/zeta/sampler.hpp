@@ -126,6 +126,10 @@ class TemperedSampler {
 
   // Replace the ladder (keeps the chains; caches become stale).
   void set_betas(const std::vector<double>& betas);
+  // Drops every rung but the coldest `rungs` (β_1 … β_rungs, 2 ≤ rungs ≤ M) with their chains; the kept chains,
+  // their pre-activations and cached log-probabilities stay valid. The ladder then ends above β = 0 and no longer
+  // adapts. For sampling only the cold end of a ladder (a partial settle, TrackedTrainer::settled).
+  void keep_coldest_rungs(int rungs);
   // Number of times the adaptive ladder moved.
   int ladder_moves() const { return ladder_moves_; }
 

@@ -64,8 +64,11 @@ class LogZTracker {
   // log_z_beta_zero: exact ζ_M of the starting model; betas: its ladder. ζ at the other rungs starts with no
   // information and is pinned down by the first bridge observations (down from the known end), so any
   // starting model works; guesses (e.g. the W = 0 closed form) only seed the bridge's s.
+  // end_variance > 0 anchors a partial ladder instead: its last β lies in (0, 1) and log_z_beta_zero is then an
+  // estimate of ζ there with that variance (the online value at the warm end of a partial settle). Such a filter
+  // takes observe_fixed_model only: across an update the anchor would move.
   LogZTracker(const std::vector<double>& betas, double log_z_beta_zero, const std::vector<double>& initial_guess,
-              const TrackerConfig& config = {});
+              const TrackerConfig& config = {}, double end_variance = 0.0);
 
   // Advance from θ_t to θ_{t+1}: condition on the bridge observations at θ_t, then on the importance weights
   // across the update. If obs.parameters_jumped, the history is forgotten (the model was edited outside the
@@ -90,7 +93,7 @@ class LogZTracker {
 
  private:
   void condition_on_bridge(const StepObservations& obs);
-  void condition_on_known_end(double log_z_beta_zero);
+  void condition_on_known_end(double log_z_end, double variance);
   void predict_with_update(const StepObservations& obs);
   void solve();
   // Moving average of past values of x (same size every call): returns the average before x is added (x itself
@@ -111,6 +114,7 @@ class LogZTracker {
   Autocorrelation is_autocorrelation_, bridge_autocorrelation_;
 
   TrackerConfig config_;
+  bool anchored_ = false;  // the last rung is an estimate, not the exact β = 0 end
   std::int64_t updates_ = 0;
   MatrixD precision_;     // J over [ζ_1 … ζ_M, b]
   VectorD information_;   // η
@@ -146,15 +150,20 @@ class TrackedTrainer {
   // sd), so the kept iterations are also split into kSettleBatches consecutive batches, each estimated by its own
   // filter, and where the batch means scatter more than the filter's ζ_1 variance says, the covariance is
   // inflated to match (batch means; kept iterations < 2·kSettleBatches: the filter's sd alone).
+  // min_beta > 0 settles only the cold end of the ladder, the rungs with β ≥ min_beta (at least two), where the
+  // persistent chains lag (docs/tracking.md: at 784×500 the online error sits at β > 0.9), and anchors it at the
+  // online ζ and variance of the warmest of them; the sampling cost falls with the share of rungs kept. The
+  // returned filter then spans those rungs only. It needs the online estimate (at least one update since the
+  // model last changed outside the trainer). 0 = the whole ladder down to the exact β = 0 end.
   static constexpr int kSettleBatches = 10;
-  LogZTracker settled(int sweeps, int burn_in) const;
+  LogZTracker settled(int sweeps, int burn_in, double min_beta = 0.0) const;
   // Several settled estimates from one settling run, for choosing sweeps and burn_in: one fresh filter per entry
   // of burn_ins (each in [0, sweeps)), and report(iteration, index into burn_ins, filter) called after every
   // report_every-th iteration (1-based) for each filter that has seen at least one bridge (its sd there is the
   // filter's own, before the batch-means correction). Returns the filters, corrected as settled() is.
   std::vector<LogZTracker> settled_profile(
       int sweeps, const std::vector<int>& burn_ins, int report_every,
-      const std::function<void(int, std::size_t, const LogZTracker&)>& report) const;
+      const std::function<void(int, std::size_t, const LogZTracker&)>& report, double min_beta = 0.0) const;
   const LogZTracker& tracker() const { return tracker_; }
   SmlTrainer& trainer() { return trainer_; }
   const SmlTrainer& trainer() const { return trainer_; }

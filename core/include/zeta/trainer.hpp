@@ -99,8 +99,10 @@ class SmlTrainer {
   // Gibbs sweeps, data moves and swaps, the ladder held where it is) on a copy of the persistent chains, with a
   // random stream of its own (`seed`), calling visit with each iteration's bridge observations (betas, the four
   // bridge arrays, next_betas = betas, next_log_z_beta_zero; learning_rate 0, no update weights). Training after
-  // the call is byte for byte what it would have been without it. PT only.
-  void sample_copy(int sweeps, std::uint64_t seed, const std::function<void(const StepObservations&)>& visit) const;
+  // the call is byte for byte what it would have been without it. PT only. coldest_rungs in [2, M] samples only
+  // the copies of the coldest rungs (the observations then cover that part of the ladder); 0 = all.
+  void sample_copy(int sweeps, std::uint64_t seed, const std::function<void(const StepObservations&)>& visit,
+                   int coldest_rungs = 0) const;
 
  private:
   class Engine;
