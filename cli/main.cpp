@@ -343,6 +343,7 @@ int run_track(const TrackOptions& o, bool quiet) {
   require(o.settle == 0 || settle_burn_in < o.settle, "--settle-burn-in must be smaller than --settle");
   require(o.settle_profile.empty() || o.settle > 0, "--settle-profile needs --settle");
   require(o.settle_min_beta >= 0.0 && o.settle_min_beta < 1.0, "--settle-min-beta must lie in [0, 1)");
+  require(o.settle_min_beta == 0.0 || o.settle > 0, "--settle-min-beta needs --settle");
   // The profile's filters share the main estimate's settling run: index 0 is the main estimate.
   std::vector<int> settle_burn_ins{settle_burn_in};
   if (!o.settle_profile.empty()) {

@@ -50,7 +50,7 @@ foreach(row IN LISTS rung_rows)
   endif()
 endforeach()
 foreach(bad "--settle-profile;${OUT}/bad.csv" "--settle;10;--settle-profile;${OUT}/bad.csv;--settle-profile-burn-ins;10"
-            "--settle;10;--settle-min-beta;1" "--settle;10;--settle-min-beta;-0.5")
+            "--settle;10;--settle-min-beta;1" "--settle;10;--settle-min-beta;-0.5" "--settle-min-beta;0.5")
   execute_process(COMMAND ${ZETA} track --data bas:3 --hidden 4 --updates 10 --temperatures 4 --quiet
                           --csv ${OUT}/bad_main.csv --plot ${OUT}/bad_main.svg ${bad}
                   RESULT_VARIABLE status ERROR_VARIABLE err)
