@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -208,6 +209,7 @@ TemperedSampler<S>::TemperedSampler(int n_visible, int n_hidden, const Tempering
   const std::size_t pairs = betas_.size() - 1;
   cross_lower_.resize(pairs);
   cross_upper_.resize(pairs);
+  cross_valid_.assign(pairs, 0);
   accepted_.assign(pairs, 0);
   proposed_.assign(pairs, 0);
   recent_rate_.assign(pairs, 0.0);
@@ -264,32 +266,66 @@ void TemperedSampler<S>::chains_changed() {
   db_pending_ = false;
 }
 
+namespace {
+
+// out[n] = vis_beta·bv[n] + Σ_j softplus(β a_nj) for `rows` rows of pre-activations a (row-major, n_h wide).
 template <class S>
-void TemperedSampler<S>::rows_log_q(Eigen::Index first, Eigen::Index rows, double beta, double* out) const {
-  ensure_bv();
-  const double vis_beta = mode_ == Tempering::kInteraction ? 1.0 : beta;
+void log_q_of_rows(const S* a, const double* bv, Eigen::Index rows, Eigen::Index n_h, double beta, double vis_beta,
+                   double* out) {
   if constexpr (std::is_same_v<S, float>) {
     // softplus(βa) = β max(a, 0) + log(1 + e^−β|a|) for β ≥ 0: the second part (in (0, log 2]) vectorised in
     // float over the whole block (softplus_tail), several times faster than in double, with an absolute error of
     // about 1e-7 per entry; both parts are summed in double.
     thread_local Eigen::ArrayXf positive, tail;
-    const Eigen::Index n_h = a_.cols();
-    const Eigen::Map<const Eigen::ArrayXf> block(a_.data() + first * n_h, rows * n_h);
+    const Eigen::Map<const Eigen::ArrayXf> block(a, rows * n_h);
     positive = block.max(0.0f);
     tail.resize(block.size());
     softplus_tail(block.data(), block.size(), static_cast<float>(beta), tail.data());
     for (Eigen::Index n = 0; n < rows; ++n)
-      out[n] = vis_beta * bv_[first + n] + beta * sum_to_double(positive.data() + n * n_h, n_h) +
+      out[n] = vis_beta * bv[n] + beta * sum_to_double(positive.data() + n * n_h, n_h) +
                sum_to_double(tail.data() + n * n_h, n_h);
   } else {
     // Per-thread scratch: the same arithmetic (and so the same rounding) as a fresh ArrayXd, without a heap
     // allocation for every row of every refresh and swap.
     thread_local Eigen::ArrayXd scaled;
     for (Eigen::Index n = 0; n < rows; ++n) {
-      scaled = beta * a_.row(first + n).transpose().array();
-      out[n] = vis_beta * bv_[first + n] + softplus_array(scaled).sum();
+      scaled = beta * Eigen::Map<const Eigen::Array<S, Eigen::Dynamic, 1>>(a + n * n_h, n_h).template cast<double>();
+      out[n] = vis_beta * bv[n] + softplus_array(scaled).sum();
     }
   }
+}
+
+}  // namespace
+
+template <class S>
+void TemperedSampler<S>::rows_log_q(Eigen::Index first, Eigen::Index rows, double beta, double* out) const {
+  ensure_bv();
+  const double vis_beta = mode_ == Tempering::kInteraction ? 1.0 : beta;
+  log_q_of_rows(a_.data() + first * a_.cols(), bv_.data() + first, rows, a_.cols(), beta, vis_beta, out);
+}
+
+template <class S>
+void TemperedSampler<S>::fill_missing_log_q(Eigen::Index first, double beta, VectorD& values) const {
+  thread_local std::vector<Eigen::Index> missing;
+  missing.clear();
+  for (Eigen::Index n = 0; n < values.size(); ++n)
+    if (std::isnan(values[n])) missing.push_back(n);
+  if (missing.empty()) return;
+  ensure_bv();
+  // The rows gathered into one block, so the cost is that of the missing rows alone.
+  const auto count = static_cast<Eigen::Index>(missing.size());
+  thread_local Mat<S> rows;
+  thread_local VectorD bv, out;
+  rows.resize(count, a_.cols());
+  bv.resize(count);
+  out.resize(count);
+  for (Eigen::Index m = 0; m < count; ++m) {
+    rows.row(m) = a_.row(first + missing[static_cast<std::size_t>(m)]);
+    bv[m] = bv_[first + missing[static_cast<std::size_t>(m)]];
+  }
+  const double vis_beta = mode_ == Tempering::kInteraction ? 1.0 : beta;
+  log_q_of_rows(rows.data(), bv.data(), count, a_.cols(), beta, vis_beta, out.data());
+  for (Eigen::Index m = 0; m < count; ++m) values[missing[static_cast<std::size_t>(m)]] = out[m];
 }
 
 template <class S>
@@ -361,7 +397,7 @@ void TemperedSampler<S>::parameters_refreshed(const ParamMirror<S>& p) {
   b_ = p.b_exact;
   bv_fresh_ = false;
   log_q_fresh_ = false;
-  cross_round_ = -1;
+  std::fill(cross_valid_.begin(), cross_valid_.end(), 0);
   fresh_ = true;
 }
 
@@ -377,9 +413,12 @@ void TemperedSampler<S>::neighbour_log_q(int pair, VectorD& lower_at_upper_beta,
                                          VectorD& upper_at_lower_beta) const {
   require(pair >= 0 && pair + 1 < n_temperatures(), "pair index out of range");
   const auto k = static_cast<std::size_t>(pair);
-  if (fresh_ && cross_round_ >= 0 && pair % 2 == cross_round_) {
+  if (fresh_ && cross_valid_[k]) {
+    // Computed by this sweep's swap round of the pair; the rows a later round moved are NaN, recomputed here.
     lower_at_upper_beta = cross_lower_[k];
     upper_at_lower_beta = cross_upper_[k];
+    fill_missing_log_q(static_cast<Eigen::Index>(pair) * chains_, betas_[k + 1], lower_at_upper_beta);
+    fill_missing_log_q(static_cast<Eigen::Index>(pair + 1) * chains_, betas_[k], upper_at_lower_beta);
     return;
   }
   lower_at_upper_beta = log_q_block(pair, betas_[k + 1]);
@@ -578,6 +617,9 @@ void TemperedSampler<S>::swap_round(int first_pair, Rng& rng) {
       const double log_ratio = lq_i_x2[n] + lq_j_x1[n] - own_log_q_[r1] - own_log_q_[r2];
       if (log_ratio >= 0.0 || rng.uniform() < std::exp(log_ratio)) {
         swap_rows(r1, r2);
+        // The neighbouring pairs' values for these rows were of the chains that just left.
+        if (i > 0 && cross_valid_[pair - 1]) cross_upper_[pair - 1][n] = std::numeric_limits<double>::quiet_NaN();
+        if (i + 2 < M && cross_valid_[pair + 1]) cross_lower_[pair + 1][n] = std::numeric_limits<double>::quiet_NaN();
         lower_cross[n] = own_log_q_[r2];
         upper_cross[n] = own_log_q_[r1];
         own_log_q_[r1] = lq_i_x2[n];
@@ -588,11 +630,11 @@ void TemperedSampler<S>::swap_round(int first_pair, Rng& rng) {
         upper_cross[n] = lq_i_x2[n];
       }
     }
+    cross_valid_[pair] = 1;
     accepted_[pair] += accepted_here;
     proposed_[pair] += chains_;
     recent_rate_[pair] += kRecentWeight * (static_cast<double>(accepted_here) / chains_ - recent_rate_[pair]);
   }
-  cross_round_ = first_pair;
 }
 
 template <class S>
@@ -703,10 +745,10 @@ void TemperedSampler<S>::keep_coldest_rungs(int rungs) {
   flow_down_.resize(kept);
   cross_lower_.resize(pairs);
   cross_upper_.resize(pairs);
+  cross_valid_.assign(pairs, 0);
   accepted_.resize(pairs);
   proposed_.resize(pairs);
   recent_rate_.resize(pairs);
-  cross_round_ = -1;
   data_move_rungs_ = std::min(data_move_rungs_, rungs);
   data_moves_accepted_.resize(static_cast<std::size_t>(data_move_rungs_));
   data_moves_proposed_.resize(static_cast<std::size_t>(data_move_rungs_));

@@ -97,8 +97,9 @@ class TemperedSampler {
   // and summed in double).
   VectorD log_q_block(int block, double beta) const;
   // What bridge sampling between rungs i = pair and i+1 needs besides own_log_q: log q̃ at β_{i+1} of rung i's
-  // chains and log q̃ at β_i of rung i+1's chains. For the pairs of the last swap round the swap test has
-  // computed exactly these (before or after the exchange), so they are taken from there.
+  // chains and log q̃ at β_i of rung i+1's chains. The swap test of the pair has computed exactly these (before or
+  // after the exchange), so they are taken from there; only the chains a later swap round has moved into the
+  // pair since are evaluated again.
   void neighbour_log_q(int pair, VectorD& lower_at_upper_beta, VectorD& upper_at_lower_beta) const;
   // log q̃ of every chain at its own temperature (as of the last refresh or swap).
   const VectorD& own_log_q() const {
@@ -136,6 +137,8 @@ class TemperedSampler {
  private:
   // out[n] = log q̃_β of chain first + n, n < rows.
   void rows_log_q(Eigen::Index first, Eigen::Index rows, double beta, double* out) const;
+  // values[n] = log q̃_β of chain first + n wherever values[n] is NaN (the others are kept).
+  void fill_missing_log_q(Eigen::Index first, double beta, VectorD& values) const;
   void ensure_bv() const;
   void chains_changed();
   // Cache bookkeeping shared by refresh and refresh_low_rank once A is current under p.
@@ -174,10 +177,10 @@ class TemperedSampler {
   VectorD pending_db_;
   mutable bool log_q_fresh_ = false;
   bool fresh_ = false;
-  // neighbour_log_q of the pairs of the last swap round (index = pair), valid while cross_round_ is that
-  // round's first pair and nothing has refreshed the chains since.
+  // neighbour_log_q of each pair (index = pair) from its swap test, valid where cross_valid_[pair] is set
+  // (cleared by every refresh) except at the rows a later swap round has replaced, which hold NaN.
   std::vector<VectorD> cross_lower_, cross_upper_;
-  int cross_round_ = -1;
+  std::vector<char> cross_valid_;
 
   std::vector<std::int64_t> accepted_;
   std::vector<std::int64_t> proposed_;
