@@ -366,7 +366,7 @@ int run_track(const TrackOptions& o, bool quiet) {
   std::ostringstream rung_rows;
   rung_rows << "update,rung,beta,tracked_log_z,tracked_sd,settled_log_z,settled_sd\n";
   std::ostringstream profile_rows;
-  profile_rows << "update,burn_in,iterations,settled_log_z,settled_sd,pooled_log_z,pooled_sd\n";
+  profile_rows << "update,burn_in,iterations,settled_log_z,settled_sd\n";
   TrackPlot plot;
   auto write_outputs = [&] {
     const std::string text = rows.str();
@@ -410,12 +410,11 @@ int run_track(const TrackOptions& o, bool quiet) {
     if (o.settle > 0) {
       auto filters = tracked.settled_profile(
           o.settle, settle_burn_ins, o.settle_profile.empty() ? 0 : settle_report_every,
-          [&](int iterations, std::size_t k, const LogZTracker& filter, const LogZTracker* pooled) {
+          [&](int iterations, std::size_t k, const LogZTracker& filter) {
             if (k == 0) return;  // the main estimate goes to the checkpoint CSV
-            char row[200];
-            std::snprintf(row, sizeof row, "%lld,%d,%d,%.8f,%.8f,%.8f,%.8f\n", static_cast<long long>(t),
-                          settle_burn_ins[k], iterations, filter.mean(0), filter.std_dev(0),
-                          pooled ? pooled->mean(0) : std::nan(""), pooled ? pooled->std_dev(0) : std::nan(""));
+            char row[160];
+            std::snprintf(row, sizeof row, "%lld,%d,%d,%.8f,%.8f\n", static_cast<long long>(t), settle_burn_ins[k],
+                          iterations, filter.mean(0), filter.std_dev(0));
             profile_rows << row;
           },
           o.settle_min_beta);

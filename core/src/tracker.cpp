@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
-#include <limits>
 #include <optional>
 #include <string>
 
@@ -340,128 +339,6 @@ void LogZTracker::observe_fixed_model(const StepObservations& obs) {
   ++updates_;
 }
 
-void LogZTracker::observe_differences(const VectorD& y, const MatrixD& covariance) {
-  const Eigen::Index M = n_temperatures();
-  const Eigen::Index P = M - 1;
-  require(y.size() == P && covariance.rows() == P && covariance.cols() == P,
-          "log Z tracker: one difference per pair of neighbouring rungs, with a matching covariance");
-  require(y.allFinite() && covariance.allFinite(), "log Z tracker: differences and covariance must be finite");
-  // A batch-means covariance from B batches has rank ≤ B − 1, below P for short runs: the ridge keeps R positive
-  // definite. The differences pin down every ζ but the known end, so the mean does not depend on R at all, and the
-  // variances move by at most P times the ridge.
-  MatrixD R = 0.5 * (covariance + covariance.transpose());
-  R.diagonal().array() += config_.min_observation_variance;
-  MatrixD H = MatrixD::Zero(P, M + 1);
-  for (Eigen::Index i = 0; i < P; ++i) {
-    H(i, i) = -1.0;
-    H(i, i + 1) = 1.0;
-  }
-  const Eigen::LDLT<MatrixD> r_factor(R);
-  if (r_factor.info() != Eigen::Success || !r_factor.isPositive())
-    throw Error(ErrorCode::kNumeric, "log Z tracker: the covariance of the differences is not positive definite");
-  const MatrixD r_inv_h = r_factor.solve(H);
-  precision_.noalias() += H.transpose() * r_inv_h;
-  information_.noalias() += r_inv_h.transpose() * y;
-  if (updates_ == 0 && precision_(M, M) == 0.0) precision_(M, M) = 1.0;
-  solve();
-  ++updates_;
-}
-
-void PooledBridges::LogSum::add(const Eigen::ArrayXd& log_x) {
-  if (log_x.size() == 0) return;
-  const double top = log_x.maxCoeff();
-  if (top > max) {
-    scaled = scaled * std::exp(max - top);
-    max = top;
-  }
-  scaled += (log_x - max).exp().sum();
-}
-
-void PooledBridges::LogSum::add(const LogSum& other) {
-  if (other.scaled == 0.0) return;
-  if (other.max > max) {
-    scaled = scaled * std::exp(max - other.max);
-    max = other.max;
-  }
-  scaled += other.scaled * std::exp(other.max - max);
-}
-
-PooledBridges::PooledBridges(std::vector<double> log_s, int batch_length)
-    : log_s_(std::move(log_s)), batch_length_(batch_length) {
-  require(batch_length >= 1, "pooled bridges: batch_length must be at least 1");
-  for (double v : log_s_) require(std::isfinite(v), "pooled bridges: log s must be finite");
-  const std::size_t pairs = log_s_.size();
-  total_u_.resize(pairs);
-  total_v_.resize(pairs);
-  batch_u_.resize(pairs);
-  batch_v_.resize(pairs);
-}
-
-void PooledBridges::add(const StepObservations& obs) {
-  const std::size_t pairs = log_s_.size();
-  require(obs.lower_at_own.size() == pairs && obs.lower_at_next.size() == pairs &&
-              obs.upper_at_lower.size() == pairs && obs.upper_at_own.size() == pairs,
-          "pooled bridges: observations do not match the ladder");
-  for (std::size_t k = 0; k < pairs; ++k) {
-    const auto own = obs.lower_at_own[k].array();
-    const auto next = obs.lower_at_next[k].array();
-    const auto upper_lower = obs.upper_at_lower[k].array();
-    const auto upper_own = obs.upper_at_own[k].array();
-    // As in the filter's bridge: log u = log q̃_{i+1} − log(s q̃_i + q̃_{i+1}) on rung i, log v likewise on i+1.
-    const Eigen::ArrayXd log_u = next - log_add_exp(log_s_[k] + own, next);
-    const Eigen::ArrayXd log_v = upper_lower - log_add_exp(log_s_[k] + upper_lower, upper_own);
-    batch_u_[k].add(log_u);
-    batch_v_[k].add(log_v);
-  }
-  ++iterations_;
-  if (iterations_ % batch_length_ == 0) {
-    std::vector<double> u(pairs), v(pairs);
-    for (std::size_t k = 0; k < pairs; ++k) {
-      u[k] = batch_u_[k].value();
-      v[k] = batch_v_[k].value();
-      total_u_[k].add(batch_u_[k]);
-      total_v_[k].add(batch_v_[k]);
-      batch_u_[k] = LogSum{};
-      batch_v_[k] = LogSum{};
-    }
-    batches_u_.push_back(std::move(u));
-    batches_v_.push_back(std::move(v));
-  }
-}
-
-VectorD PooledBridges::differences() const {
-  require(iterations_ > 0, "pooled bridges: no iterations added");
-  const std::size_t pairs = log_s_.size();
-  VectorD y(static_cast<Eigen::Index>(pairs));
-  for (std::size_t k = 0; k < pairs; ++k) {
-    LogSum u = total_u_[k], v = total_v_[k];
-    u.add(batch_u_[k]);
-    v.add(batch_v_[k]);
-    // u and v are summed over the same number of samples, so the ratio of sums is the ratio of means.
-    y[static_cast<Eigen::Index>(k)] = u.value() - v.value();
-  }
-  return y;
-}
-
-MatrixD PooledBridges::covariance() const {
-  const auto B = static_cast<Eigen::Index>(batches_u_.size());
-  require(B >= 2, "pooled bridges: the covariance needs at least two complete batches");
-  const auto P = static_cast<Eigen::Index>(log_s_.size());
-  // Delta method over batches: y_i = log Ū_i − log V̄_i moves with U_{i,b}/Ū_i − V_{i,b}/V̄_i.
-  MatrixD deviation(P, B);
-  for (Eigen::Index i = 0; i < P; ++i) {
-    Eigen::ArrayXd u(B), v(B);
-    for (Eigen::Index b = 0; b < B; ++b) {
-      u[b] = batches_u_[static_cast<std::size_t>(b)][static_cast<std::size_t>(i)];
-      v[b] = batches_v_[static_cast<std::size_t>(b)][static_cast<std::size_t>(i)];
-    }
-    const Eigen::ArrayXd ru = (u - u.maxCoeff()).exp();
-    const Eigen::ArrayXd rv = (v - v.maxCoeff()).exp();
-    deviation.row(i) = (ru / ru.mean() - rv / rv.mean()).matrix().transpose();
-  }
-  return deviation * deviation.transpose() / static_cast<double>(B * (B - 1));
-}
-
 void LogZTracker::inflate_covariance(double factor) {
   require(std::isfinite(factor) && factor >= 1.0, "covariance inflation must be a finite factor >= 1");
   if (factor == 1.0) return;
@@ -526,34 +403,13 @@ void TrackedTrainer::step(const MatrixD& batch) {
   seen_revision_ = trainer_.rbm().revision;
 }
 
-namespace {
-
-// The pooled differences as a filter over the settled ladder. The batch-means covariance of the differences has
-// rank ≤ batches − 1 (below the number of pairs for a short run), and a near-singular R would cost the filter's
-// solve its accuracy; so R is diagonal: each pair's batch variance (floored at 1e-4 of the largest), scaled so that
-// ζ_1's variance is the batch-means variance of the whole sum. The other rungs' sds are then those of sums of
-// independent pairs, rescaled alike.
-LogZTracker pooled_estimate(const LogZTracker& fresh, const PooledBridges& pooled) {
-  const MatrixD covariance = pooled.covariance();
-  Eigen::ArrayXd pair_variance = covariance.diagonal().array();
-  pair_variance = pair_variance.max(std::max(1e-4 * pair_variance.maxCoeff(), 1e-300));
-  const double sum_variance = covariance.sum();
-  const double scale = sum_variance > 0.0 ? sum_variance / pair_variance.sum() : 1.0;
-  LogZTracker estimate = fresh;
-  estimate.observe_differences(pooled.differences(), (scale * pair_variance).matrix().asDiagonal());
-  return estimate;
-}
-
-}  // namespace
-
 LogZTracker TrackedTrainer::settled(int sweeps, int burn_in, double min_beta) const {
   return std::move(settled_profile(sweeps, {burn_in}, 0, {}, min_beta).front());
 }
 
 std::vector<LogZTracker> TrackedTrainer::settled_profile(
     int sweeps, const std::vector<int>& burn_ins, int report_every,
-    const std::function<void(int, std::size_t, const LogZTracker&, const LogZTracker*)>& report,
-    double min_beta) const {
+    const std::function<void(int, std::size_t, const LogZTracker&)>& report, double min_beta) const {
   require(sweeps > 0, "settling needs sweeps >= 1 sampler iterations, got " + std::to_string(sweeps));
   require(!burn_ins.empty(), "settling needs at least one burn_in");
   for (int burn_in : burn_ins)
@@ -590,11 +446,6 @@ std::vector<LogZTracker> TrackedTrainer::settled_profile(
   // Batch means per filter: the running batch's own filter and the ζ_1 of the batches completed.
   std::vector<std::optional<LogZTracker>> batch(burn_ins.size());
   std::vector<std::vector<double>> batch_means(burn_ins.size());
-  // The pooled estimate over the same kept iterations, in kPooledBatches batches, s from the starting guess.
-  std::vector<double> log_s(guess.size() - 1);
-  for (std::size_t i = 0; i + 1 < guess.size(); ++i) log_s[i] = guess[i + 1] - guess[i];
-  std::vector<PooledBridges> pooled;
-  for (int burn_in : burn_ins) pooled.emplace_back(log_s, std::max(1, (sweeps - burn_in) / kPooledBatches));
   // Its own stream, distinct per step, so that settling never replays the draws training will make next.
   const std::uint64_t seed =
       trainer_.config().seed ^ (0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(trainer_.steps() + 1));
@@ -604,7 +455,6 @@ std::vector<LogZTracker> TrackedTrainer::settled_profile(
     for (std::size_t k = 0; k < filters.size(); ++k) {
       if (seen <= burn_ins[k]) continue;
       filters[k].observe_fixed_model(obs);
-      pooled[k].add(obs);
       const int kept = sweeps - burn_ins[k];
       if (kept >= 2 * kSettleBatches) {
         const std::int64_t index = seen - burn_ins[k] - 1;  // 0-based among the kept iterations (64-bit: × 10)
@@ -614,11 +464,7 @@ std::vector<LogZTracker> TrackedTrainer::settled_profile(
         }
         batch[k]->observe_fixed_model(obs);
       }
-      if (report_every > 0 && seen % report_every == 0 && report) {
-        std::optional<LogZTracker> pooled_filter;
-        if (pooled[k].complete_batches() >= 2) pooled_filter.emplace(pooled_estimate(fresh, pooled[k]));
-        report(seen, k, filters[k], pooled_filter ? &*pooled_filter : nullptr);
-      }
+      if (report_every > 0 && seen % report_every == 0 && report) report(seen, k, filters[k]);
     }
   };
   trainer_.sample_copy(sweeps, seed, visit, partial ? rungs : 0);

@@ -4,7 +4,6 @@
 // a real SML-PT run follows exact log Z within its own error bars.
 #include <gtest/gtest.h>
 #include <limits>
-#include <optional>
 
 #include <algorithm>
 #include <cmath>
@@ -369,106 +368,6 @@ TEST(Tracker, LeaveOneOutWeightsMatchTheirDefinition) {
   EXPECT_GT(double_steps, 0);
 }
 
-// PooledBridges against a direct computation from every stored value: the differences are log Σ u − log Σ v over
-// all iterations (the incomplete last batch included), the covariance the batch-means delta method, recomputed here
-// in plain sums (no running maxima).
-TEST(PooledBridges, MatchesADirectComputation) {
-  const int M = 5, N = 7, iterations = 23, batch = 5;
-  Rng rng(41);
-  const std::vector<double> log_s{-2.0, -3.5, -2.5, -3.0};
-  PooledBridges pooled(log_s, batch);
-  std::vector<StepObservations> all;
-  for (int t = 0; t < iterations; ++t) {
-    all.push_back(random_observations(M, N, rng, 1e-3));
-    pooled.add(all.back());
-  }
-  EXPECT_EQ(pooled.iterations(), iterations);
-  ASSERT_EQ(pooled.complete_batches(), iterations / batch);
-  const int B = iterations / batch;
-  const VectorD y = pooled.differences();
-  const MatrixD cov = pooled.covariance();
-  MatrixD deviation(M - 1, B);
-  for (int i = 0; i + 1 < M; ++i) {
-    const auto k = static_cast<std::size_t>(i);
-    const double s = std::exp(log_s[k]);
-    double sum_u = 0.0, sum_v = 0.0;
-    std::vector<double> batch_u(static_cast<std::size_t>(B), 0.0), batch_v(static_cast<std::size_t>(B), 0.0);
-    for (int t = 0; t < iterations; ++t) {
-      const StepObservations& o = all[static_cast<std::size_t>(t)];
-      for (int n = 0; n < N; ++n) {
-        const double qi = std::exp(o.lower_at_own[k][n]), qj = std::exp(o.lower_at_next[k][n]);
-        const double pi = std::exp(o.upper_at_lower[k][n]), pj = std::exp(o.upper_at_own[k][n]);
-        const double u = qj / (s * qi + qj), v = pi / (s * pi + pj);
-        sum_u += u;
-        sum_v += v;
-        if (t / batch < B) {
-          batch_u[static_cast<std::size_t>(t / batch)] += u;
-          batch_v[static_cast<std::size_t>(t / batch)] += v;
-        }
-      }
-    }
-    EXPECT_NEAR(y[i], std::log(sum_u) - std::log(sum_v), 1e-12) << "pair " << i;
-    double mean_u = 0.0, mean_v = 0.0;
-    for (int b = 0; b < B; ++b) {
-      mean_u += batch_u[static_cast<std::size_t>(b)] / B;
-      mean_v += batch_v[static_cast<std::size_t>(b)] / B;
-    }
-    for (int b = 0; b < B; ++b)
-      deviation(i, b) = batch_u[static_cast<std::size_t>(b)] / mean_u - batch_v[static_cast<std::size_t>(b)] / mean_v;
-  }
-  const MatrixD expected = deviation * deviation.transpose() / static_cast<double>(B * (B - 1));
-  EXPECT_LE((cov - expected).cwiseAbs().maxCoeff(), 1e-12 * expected.cwiseAbs().maxCoeff());
-  PooledBridges one_batch(log_s, batch);
-  one_batch.add(all.front());
-  EXPECT_THROW(one_batch.covariance(), Error);
-  EXPECT_THROW(PooledBridges(log_s, 0), Error);
-  StepObservations wrong = all.front();
-  wrong.lower_at_own.pop_back();
-  EXPECT_THROW(pooled.add(wrong), Error);
-}
-
-// Where q̃_{i+1} = e^r q̃_i on every sample, u / v = e^r whatever s: the pooled difference is r exactly.
-TEST(PooledBridges, ExactWhereTheRatioIsConstant) {
-  const int M = 4, N = 6;
-  Rng rng(43);
-  const std::vector<double> r{-1.5, 0.7, -4.0};
-  PooledBridges pooled({0.3, -2.0, 1.0}, 2);
-  for (int t = 0; t < 6; ++t) {
-    StepObservations o = random_observations(M, N, rng, 1e-3);
-    for (std::size_t k = 0; k < r.size(); ++k) {
-      o.lower_at_next[k] = o.lower_at_own[k].array() + r[k];
-      o.upper_at_own[k] = o.upper_at_lower[k].array() + r[k];
-    }
-    pooled.add(o);
-  }
-  const VectorD y = pooled.differences();
-  for (std::size_t k = 0; k < r.size(); ++k) EXPECT_NEAR(y[static_cast<Eigen::Index>(k)], r[k], 1e-12);
-  EXPECT_LE(pooled.covariance().cwiseAbs().maxCoeff(), 1e-20);
-}
-
-// observe_differences on a fresh filter: ζ_j = ζ_M − Σ_{i≥j} y_i exactly (no prior on the other rungs), with the
-// variance of that sum under the given covariance.
-TEST(Tracker, ObserveDifferencesGivesTheSumsAndTheirVariance) {
-  const int M = 5;
-  const std::vector<double> betas = linear_ladder(M);
-  const std::vector<double> guess{20.0, 16.0, 12.0, 9.0, 7.0};
-  LogZTracker filter(betas, 7.0, guess);
-  VectorD y(M - 1);
-  y << -3.1, -4.2, -2.9, -1.7;
-  MatrixD a(M - 1, M - 1);
-  a << 0.3, 0.1, 0.0, 0.05, 0.0, 0.2, 0.1, 0.0, 0.1, 0.0, 0.4, 0.1, 0.0, 0.05, 0.0, 0.2;
-  const MatrixD cov = a * a.transpose();
-  filter.observe_differences(y, cov);
-  for (int j = 0; j + 1 < M; ++j) {
-    const double mean = 7.0 - y.tail(M - 1 - j).sum();
-    const double var = cov.bottomRightCorner(M - 1 - j, M - 1 - j).sum();
-    EXPECT_NEAR(filter.mean(j), mean, 1e-9) << "rung " << j;
-    EXPECT_NEAR(filter.std_dev(j), std::sqrt(var), 1e-9) << "rung " << j;
-  }
-  EXPECT_THROW(filter.observe_differences(VectorD::Zero(M), MatrixD::Identity(M, M)), Error);
-  EXPECT_THROW(filter.observe_differences(y, MatrixD::Identity(M - 1, M - 1) * std::nan("")), Error);
-}
-
 TEST(Tracker, RejectsBadFilterSettings) {
   const std::vector<double> guess{10.0, 9.0, 8.0, 7.0};
   TrackerConfig lags;
@@ -790,7 +689,7 @@ TEST(TrackerSettled, MatchesExactLogZAtEveryRung) {
   struct Errors {
     double sum_z2 = 0.0, max_abs_z = 0.0, max_error = 0.0;
     int n = 0;
-  } whole, cold, pooled;
+  } whole, cold;
   constexpr double kMinBeta = 0.5;
   for (int t = 1; t <= 2000; ++t) {
     for (int r = 0; r < batch.rows(); ++r) batch.row(r) = x.row(static_cast<Eigen::Index>(pick.below(x.rows())));
@@ -807,32 +706,23 @@ TEST(TrackerSettled, MatchesExactLogZAtEveryRung) {
         ++e.n;
       }
     };
-    // settled(2000, 500) and, from the same iterations, the pooled bridges (reported after the last one).
-    std::optional<LogZTracker> pooled_estimate;
-    const LogZTracker fixed = std::move(
-        tracked
-            .settled_profile(2000, {500}, 2000,
-                             [&](int, std::size_t, const LogZTracker&, const LogZTracker* p) {
-                               ASSERT_NE(p, nullptr);
-                               pooled_estimate.emplace(*p);
-                             })
-            .front());
+    const LogZTracker fixed = tracked.settled(2000, 500);
     score(fixed, fixed.n_temperatures() - 1, whole);  // the last rung is the exact β = 0 end
-    ASSERT_TRUE(pooled_estimate.has_value());
-    score(*pooled_estimate, pooled_estimate->n_temperatures() - 1, pooled);
     // The cold end only (β ≥ 0.5), anchored at the online value of its warmest rung: the filter spans those
     // rungs, holds the anchor's mean, and its sd carries the anchor's error down to β = 1.
     const LogZTracker partial = tracked.settled(2000, 500, kMinBeta);
     const auto kept = std::count_if(betas.begin(), betas.end(), [](double b) { return b >= kMinBeta; });
     ASSERT_EQ(partial.n_temperatures(), std::max<int>(static_cast<int>(kept), 2));
     const int anchor = partial.n_temperatures() - 1;
-    EXPECT_NEAR(partial.mean(anchor), tracked.tracker().mean(anchor), 1e-11 * std::abs(partial.mean(anchor)));
+    // The differences pin down every rung but the anchor, so nothing pulls on it: its mean moves only by the
+    // rounding of the filter's solve (5e-9 nats seen here, where the settle's 1,500 bridges make the information
+    // matrix ill-conditioned). A real pull would move it by a fair fraction of its sd; 1e-4 of the sd tells the two
+    // apart by orders of magnitude either way.
+    EXPECT_NEAR(partial.mean(anchor), tracked.tracker().mean(anchor), 1e-4 * tracked.tracker().std_dev(anchor));
     EXPECT_GE(partial.std_dev(0), tracked.tracker().std_dev(anchor));
     score(partial, partial.n_temperatures(), cold);
   }
-  for (const auto& [name, e] : {std::pair<const char*, const Errors&>{"settled", whole},
-                                 {"cold settle", cold},
-                                 {"pooled bridges", pooled}}) {
+  for (const auto& [name, e] : {std::pair<const char*, const Errors&>{"settled", whole}, {"cold settle", cold}}) {
     std::printf("%s: %d rung checkpoints, max |settled - exact| %.3f nats, max |z| %.2f, mean z^2 %.2f\n", name,
                 e.n, e.max_error, e.max_abs_z, e.sum_z2 / e.n);
     EXPECT_LE(e.max_abs_z, 4.0) << name;
@@ -852,7 +742,7 @@ TEST(TrackerSettled, ProfileMatchesSeparateSettles) {
   std::vector<int> reports(burn_ins.size(), 0);
   std::vector<double> last_mean(burn_ins.size()), last_filter_sd(burn_ins.size());
   const std::vector<LogZTracker> profile =
-      tracked.settled_profile(120, burn_ins, 10, [&](int iteration, std::size_t k, const LogZTracker& filter, const LogZTracker*) {
+      tracked.settled_profile(120, burn_ins, 10, [&](int iteration, std::size_t k, const LogZTracker& filter) {
         EXPECT_EQ(iteration % 10, 0);
         EXPECT_GT(iteration, burn_ins[k]);
         EXPECT_EQ(filter.updates(), iteration - burn_ins[k]);

@@ -13,7 +13,6 @@
 // covariance of neighbouring bridges, and an effective-sample-size correction for persistent chains.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -59,41 +58,6 @@ struct TrackerConfig {
   double update_variance_inflation = 1.0;
 };
 
-// Bridge sampling between every pair of neighbouring rungs of a model held fixed, pooled over many sampler
-// iterations: ζ_{i+1} − ζ_i = log Σ u − log Σ v over all kept iterations and chains (u = q*/q̃_i on rung i's chains,
-// v = q*/q̃_{i+1} on rung i+1's, q* the near-optimal bridge with a fixed s), so the estimate's bias falls as
-// 1/(iterations · chains). Averaging each iteration's log-mean instead keeps the O(1/chains) bias of a log of a
-// mean of 40 heavy-tailed weights, however long the run. The covariance of the differences comes from
-// consecutive batches of batch_length iterations (batch means: the cold chains of a large model decorrelate over
-// hundreds of iterations).
-class PooledBridges {
- public:
-  // log_s[i]: the bridge's log s for pair i, ≈ ζ_{i+1} − ζ_i (e.g. from the online tracker).
-  PooledBridges(std::vector<double> log_s, int batch_length);
-  void add(const StepObservations& obs);
-  int iterations() const { return iterations_; }
-  int complete_batches() const { return static_cast<int>(batches_u_.size()); }
-  // Estimates of ζ_{i+1} − ζ_i from every iteration added so far.
-  VectorD differences() const;
-  // Their covariance from the complete batches (needs at least two).
-  MatrixD covariance() const;
-
- private:
-  // log Σ exp(x) over everything added, kept as a running maximum and a sum scaled by it.
-  struct LogSum {
-    double max = -std::numeric_limits<double>::infinity();
-    double scaled = 0.0;
-    void add(const Eigen::ArrayXd& log_x);
-    void add(const LogSum& other);
-    double value() const { return max + std::log(scaled); }
-  };
-  std::vector<double> log_s_;
-  int batch_length_;
-  int iterations_ = 0;
-  std::vector<LogSum> total_u_, total_v_, batch_u_, batch_v_;        // per pair
-  std::vector<std::vector<double>> batches_u_, batches_v_;           // per complete batch, per pair: log Σ
-};
-
 // The filter itself, independent of any trainer: feed it one StepObservations per update.
 class LogZTracker {
  public:
@@ -121,9 +85,6 @@ class LogZTracker {
   double mean(int i = 0) const;
   double std_dev(int i = 0) const;
   double bias_mean() const { return mean_[mean_.size() - 1]; }
-  // For a model held fixed: condition on estimates y_i of ζ_{i+1} − ζ_i for every neighbouring pair, with their
-  // joint covariance (e.g. PooledBridges over a settling run). Like observe_fixed_model, b_t is left alone.
-  void observe_differences(const VectorD& y, const MatrixD& covariance);
   // Multiplies the posterior covariance by factor ≥ 1, the mean unchanged (for an error estimate found outside the
   // filter, e.g. batch means over a settling run).
   void inflate_covariance(double factor);
@@ -200,14 +161,10 @@ class TrackedTrainer {
   // Several settled estimates from one settling run, for choosing sweeps and burn_in: one fresh filter per entry
   // of burn_ins (each in [0, sweeps)), and report(iteration, index into burn_ins, filter) called after every
   // report_every-th iteration (1-based) for each filter that has seen at least one bridge (its sd there is the
-  // filter's own, before the batch-means correction). Returns the filters, corrected as settled() is. The report
-  // also gets the PooledBridges estimate over the same iterations (kPooledBatches batches of the kept
-  // iterations; null until two are complete).
+  // filter's own, before the batch-means correction). Returns the filters, corrected as settled() is.
   std::vector<LogZTracker> settled_profile(
       int sweeps, const std::vector<int>& burn_ins, int report_every,
-      const std::function<void(int, std::size_t, const LogZTracker&, const LogZTracker*)>& report,
-      double min_beta = 0.0) const;
-  static constexpr int kPooledBatches = 20;
+      const std::function<void(int, std::size_t, const LogZTracker&)>& report, double min_beta = 0.0) const;
   const LogZTracker& tracker() const { return tracker_; }
   SmlTrainer& trainer() { return trainer_; }
   const SmlTrainer& trainer() const { return trainer_; }
