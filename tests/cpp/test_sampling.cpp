@@ -3,6 +3,9 @@
 // against the exact distribution, at a false-alarm rate of 1e-4 per test.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <type_traits>
+
 #include "test_util.hpp"
 #include "zeta/error.hpp"
 #include "zeta/estimators.hpp"
