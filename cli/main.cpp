@@ -13,13 +13,13 @@
 
 #include <unistd.h>
 
-#include "zeta/data.hpp"
-#include "zeta/error.hpp"
-#include "zeta/estimators.hpp"
-#include "zeta/io.hpp"
-#include "zeta/sampler.hpp"
-#include "zeta/tracker.hpp"
-#include "zeta/trainer.hpp"
+#include "zeta/base/data.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/rbm/estimators.hpp"
+#include "zeta/base/model_file.hpp"
+#include "zeta/rbm/tempering.hpp"
+#include "zeta/rbm/tracker.hpp"
+#include "zeta/rbm/trainer.hpp"
 #include "plot.hpp"
 
 namespace {

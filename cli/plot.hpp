@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "zeta/io.hpp"
-#include "zeta/numerics.hpp"
+#include "zeta/base/model_file.hpp"
+#include "zeta/base/numerics.hpp"
 
 namespace zeta {
 

@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "zeta/data.hpp"
-#include "zeta/ebp.hpp"
-#include "zeta/error.hpp"
-#include "zeta/mlp.hpp"
+#include "zeta/base/data.hpp"
+#include "zeta/ebp/ebp.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/ebp/mlp.hpp"
 
 namespace {
 

@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "zeta/ebp.hpp"
-#include "zeta/error.hpp"
-#include "zeta/mlp.hpp"
-#include "zeta/text_data.hpp"
+#include "zeta/ebp/ebp.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/ebp/mlp.hpp"
+#include "zeta/base/text_data.hpp"
 
 namespace {
 

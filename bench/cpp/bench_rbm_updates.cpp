@@ -24,10 +24,10 @@
 #include <omp.h>
 #endif
 
-#include "zeta/data.hpp"
-#include "zeta/error.hpp"
-#include "zeta/rbm.hpp"
-#include "zeta/trainer.hpp"
+#include "zeta/base/data.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/rbm/model.hpp"
+#include "zeta/rbm/trainer.hpp"
 
 namespace {
 

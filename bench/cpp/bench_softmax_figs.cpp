@@ -31,9 +31,9 @@
 #include <utility>
 #include <vector>
 
-#include "zeta/error.hpp"
-#include "zeta/random.hpp"
-#include "zeta/softmax.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/base/random.hpp"
+#include "zeta/softmax/classifier.hpp"
 
 namespace {
 

@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "zeta/error.hpp"
-#include "zeta/random.hpp"
-#include "zeta/softmax.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/base/random.hpp"
+#include "zeta/softmax/classifier.hpp"
 
 namespace {
 

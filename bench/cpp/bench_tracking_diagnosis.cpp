@@ -20,12 +20,12 @@
 #include <string>
 #include <vector>
 
-#include "zeta/data.hpp"
-#include "zeta/estimators.hpp"
-#include "zeta/random.hpp"
-#include "zeta/rbm.hpp"
-#include "zeta/tracker.hpp"
-#include "zeta/trainer.hpp"
+#include "zeta/base/data.hpp"
+#include "zeta/rbm/estimators.hpp"
+#include "zeta/base/random.hpp"
+#include "zeta/rbm/model.hpp"
+#include "zeta/rbm/tracker.hpp"
+#include "zeta/rbm/trainer.hpp"
 
 namespace {
 

@@ -14,17 +14,17 @@
 #include <utility>
 #include <vector>
 
-#include "zeta/data.hpp"
-#include "zeta/ebp.hpp"
-#include "zeta/error.hpp"
-#include "zeta/estimators.hpp"
-#include "zeta/io.hpp"
-#include "zeta/mlp.hpp"
-#include "zeta/rbm.hpp"
-#include "zeta/sampler.hpp"
-#include "zeta/softmax.hpp"
-#include "zeta/trainer.hpp"
-#include "zeta/tracker.hpp"
+#include "zeta/base/data.hpp"
+#include "zeta/ebp/ebp.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/rbm/estimators.hpp"
+#include "zeta/base/model_file.hpp"
+#include "zeta/ebp/mlp.hpp"
+#include "zeta/rbm/model.hpp"
+#include "zeta/rbm/tempering.hpp"
+#include "zeta/softmax/classifier.hpp"
+#include "zeta/rbm/trainer.hpp"
+#include "zeta/rbm/tracker.hpp"
 
 #define ZETA_STRINGIFY2(x) #x
 #define ZETA_STRINGIFY(x) ZETA_STRINGIFY2(x)

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "zeta.h"
-#include "zeta/ebp.hpp"
-#include "zeta/mlp.hpp"
-#include "zeta/random.hpp"
-#include "zeta/softmax.hpp"
-#include "zeta/sparse.hpp"
+#include "zeta/ebp/ebp.hpp"
+#include "zeta/ebp/mlp.hpp"
+#include "zeta/base/random.hpp"
+#include "zeta/softmax/classifier.hpp"
+#include "zeta/base/sparse.hpp"
 
 namespace {
 

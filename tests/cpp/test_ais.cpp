@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "test_util.hpp"
-#include "zeta/error.hpp"
-#include "zeta/estimators.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/rbm/estimators.hpp"
 
 namespace zeta {
 namespace {

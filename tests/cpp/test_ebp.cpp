@@ -14,12 +14,12 @@
 #include <unistd.h>
 #include <vector>
 
-#include "zeta/ebp.hpp"
-#include "zeta/error.hpp"
-#include "zeta/io.hpp"
-#include "zeta/mlp.hpp"
-#include "zeta/sparse.hpp"
-#include "zeta/text_data.hpp"
+#include "zeta/ebp/ebp.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/base/model_file.hpp"
+#include "zeta/ebp/mlp.hpp"
+#include "zeta/base/sparse.hpp"
+#include "zeta/base/text_data.hpp"
 
 namespace zeta {
 namespace {
@@ -555,9 +555,8 @@ TEST(EbpModelFile, CorruptInputIsAFormatError) {
     flipped[at] ^= 0x10;
     expect_error([&] { Ebp::deserialize(flipped); }, ErrorCode::kFormat);
   }
-  // Another kind of model file.
-  Rbm rbm(3, 2);
-  expect_error([&] { Ebp::deserialize(serialize_rbm(rbm)); }, ErrorCode::kFormat);
+  // Another kind of model file (an RBM's container: valid checksums, the wrong kind).
+  expect_error([&] { Ebp::deserialize(wrap_payload(ObjectKind::kRbm, Bytes(40, 0))); }, ErrorCode::kFormat);
 
   // Payloads with valid checksums but impossible contents. 3→2→1 has 3·2 + 2 + 2·1 + 1 = 11 parameters.
   {

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "test_util.hpp"
-#include "zeta/data.hpp"
-#include "zeta/error.hpp"
-#include "zeta/io.hpp"
+#include "zeta/base/data.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/base/model_file.hpp"
 
 namespace zeta {
 namespace {

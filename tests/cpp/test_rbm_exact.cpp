@@ -3,9 +3,9 @@
 
 #include <cmath>
 
-#include "zeta/error.hpp"
-#include "zeta/estimators.hpp"
-#include "zeta/rbm.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/rbm/estimators.hpp"
+#include "zeta/rbm/model.hpp"
 
 namespace zeta {
 namespace {

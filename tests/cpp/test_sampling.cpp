@@ -7,9 +7,9 @@
 #include <type_traits>
 
 #include "test_util.hpp"
-#include "zeta/error.hpp"
-#include "zeta/estimators.hpp"
-#include "zeta/sampler.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/rbm/estimators.hpp"
+#include "zeta/rbm/tempering.hpp"
 
 namespace zeta {
 namespace {

@@ -15,9 +15,9 @@
 
 #include <stdlib.h>  // mkdtemp
 
-#include "zeta/error.hpp"
-#include "zeta/io.hpp"
-#include "zeta/softmax.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/base/model_file.hpp"
+#include "zeta/softmax/classifier.hpp"
 
 namespace zeta {
 namespace {

@@ -10,10 +10,10 @@
 #include <cstdio>
 
 #include "test_util.hpp"
-#include "zeta/data.hpp"
-#include "zeta/error.hpp"
-#include "zeta/estimators.hpp"
-#include "zeta/tracker.hpp"
+#include "zeta/base/data.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/rbm/estimators.hpp"
+#include "zeta/rbm/tracker.hpp"
 
 namespace zeta {
 namespace {

@@ -5,10 +5,10 @@
 #include <cmath>
 
 #include "test_util.hpp"
-#include "zeta/data.hpp"
-#include "zeta/error.hpp"
-#include "zeta/estimators.hpp"
-#include "zeta/trainer.hpp"
+#include "zeta/base/data.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/rbm/estimators.hpp"
+#include "zeta/rbm/trainer.hpp"
 
 namespace zeta {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "zeta/rbm.hpp"
+#include "zeta/rbm/model.hpp"
 
 namespace zeta::testing {
 

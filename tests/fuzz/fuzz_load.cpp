@@ -11,11 +11,11 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "zeta/ebp.hpp"
-#include "zeta/error.hpp"
-#include "zeta/io.hpp"
-#include "zeta/rbm.hpp"
-#include "zeta/softmax.hpp"
+#include "zeta/ebp/ebp.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/base/model_file.hpp"
+#include "zeta/rbm/model.hpp"
+#include "zeta/softmax/classifier.hpp"
 
 namespace {
 

@@ -10,9 +10,10 @@ seconds=$4
 eigen=$5
 mkdir -p "$work/corpus"
 "$cxx" -std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
-  -fno-sanitize-recover=undefined -I"$src/core/include" -isystem "$eigen" \
-  "$src/tests/fuzz/fuzz_load.cpp" "$src/core/src/io.cpp" "$src/core/src/rbm.cpp" "$src/core/src/ebp.cpp" \
-  "$src/core/src/sparse.cpp" "$src/core/src/softmax.cpp" -o "$work/fuzz_load"
+  -fno-sanitize-recover=undefined -I"$src/core/base/include" -I"$src/core/rbm/include" -I"$src/core/ebp/include" \
+  -I"$src/core/softmax/include" -isystem "$eigen" "$src/tests/fuzz/fuzz_load.cpp" "$src/core/base/src/model_file.cpp" \
+  "$src/core/base/src/sparse.cpp" "$src/core/base/src/special.cpp" "$src/core/rbm/src/model.cpp" "$src/core/ebp/src/ebp.cpp" \
+  "$src/core/softmax/src/classifier.cpp" "$src/core/softmax/src/samplers.cpp" -o "$work/fuzz_load"
 # New inputs go to the scratch corpus; the committed seeds are read only.
 "$work/fuzz_load" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
   -artifact_prefix="$work/" "$work/corpus" "$src/tests/fuzz/corpus"

@@ -1,0 +1,128 @@
+// Matrix types and the few numerical primitives every model in zeta shares.
+#pragma once
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+#include "zeta/base/random.hpp"
+
+namespace zeta {
+
+// Samples are rows; row-major storage matches the C API's caller-owned arrays and keeps a sample contiguous.
+template <class S>
+using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class S>
+using Vec = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+using MatrixD = Mat<double>;
+using VectorD = Vec<double>;
+using MatrixF = Mat<float>;
+using VectorF = Vec<float>;
+
+// Eigen picks its matrix-product blocking from the cache sizes it detects on the running CPU, and the blocking
+// fixes the order of floating-point sums: the same seed then gave different chains on machines with different
+// caches (a flipped Bernoulli draw sends a run elsewhere). Pinning the sizes makes the blocking, and so the
+// numbers, the same on every machine with the same instruction set. The values are what Eigen detects on the
+// machines CI runs on (L1d 48 KiB, L2 1 MiB, L3 as cpuid reports it there), so speed there is unchanged.
+inline constexpr std::ptrdiff_t kGemmL1Bytes = 48 * 1024;
+inline constexpr std::ptrdiff_t kGemmL2Bytes = 1024 * 1024;
+inline constexpr std::ptrdiff_t kGemmL3Bytes = 384 * 1024 * 1024;
+// Initialised once per program (or per loaded libzeta) before any zeta code runs: every model header includes
+// this one.
+inline const bool kGemmBlockingPinned = (Eigen::setCpuCacheSizes(kGemmL1Bytes, kGemmL2Bytes, kGemmL3Bytes), true);
+
+// log(1 + e^x) without overflow or cancellation.
+inline double softplus(double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::abs(x))); }
+
+// Vectorised softplus: log(1 + e^-|x|) is formed as log(1 + t) with t in (0, 1]; its absolute error stays at one
+// ulp of log 2, which is what a sum of softplus terms needs (Eigen vectorises exp and log, not every log1p).
+template <class Derived>
+auto softplus_array(const Eigen::ArrayBase<Derived>& x) {
+  using S = typename Derived::Scalar;
+  return x.max(S(0)) + (S(1) + (-x.abs()).exp()).log();
+}
+
+// Σ_j softplus(β · a_rj) for each row r, accumulated in double whatever the input precision.
+template <class Derived>
+VectorD rowwise_softplus_sum(const Eigen::MatrixBase<Derived>& a, double beta) {
+  VectorD out(a.rows());
+  Eigen::ArrayXd row(a.cols());
+  for (Eigen::Index r = 0; r < a.rows(); ++r) {
+    row = a.row(r).transpose().template cast<double>().array() * beta;
+    out[r] = softplus_array(row).sum();
+  }
+  return out;
+}
+
+// Streaming log-sum-exp in double: add terms one at a time or in blocks, read the log of their sum.
+class LogSumExp {
+ public:
+  void add(double x) {
+    if (x == -std::numeric_limits<double>::infinity()) return;
+    if (x <= max_) {
+      sum_ += std::exp(x - max_);
+    } else {
+      sum_ = sum_ * std::exp(max_ - x) + 1.0;
+      max_ = x;
+    }
+  }
+  void merge(const LogSumExp& other) {
+    if (other.sum_ == 0.0) return;
+    if (sum_ == 0.0) {
+      *this = other;
+      return;
+    }
+    if (other.max_ <= max_) {
+      sum_ += other.sum_ * std::exp(other.max_ - max_);
+    } else {
+      sum_ = sum_ * std::exp(max_ - other.max_) + other.sum_;
+      max_ = other.max_;
+    }
+  }
+  double value() const { return sum_ == 0.0 ? -std::numeric_limits<double>::infinity() : max_ + std::log(sum_); }
+
+ private:
+  double max_ = -std::numeric_limits<double>::infinity();
+  double sum_ = 0.0;
+};
+
+// log(mean(exp(x))) and the delta-method variance of that log-mean: Var(w) / (n · mean(w)²), w = exp(x).
+struct LogMeanExp {
+  double log_mean = 0.0;
+  double variance = 0.0;
+};
+inline LogMeanExp log_mean_exp(const VectorD& log_w) {
+  const auto n = static_cast<double>(log_w.size());
+  const double shift = log_w.maxCoeff();
+  const Eigen::ArrayXd w = (log_w.array() - shift).exp();
+  const double mean = w.mean();
+  const double var = log_w.size() > 1 ? (w - mean).square().sum() / (n - 1.0) : 0.0;
+  return {shift + std::log(mean), var / (n * mean * mean)};
+}
+
+// Fill m with independent Bernoulli(p) draws, p given elementwise (values 0 or 1 in the matrix's scalar type).
+template <class S>
+void sample_bernoulli(Mat<S>& probs_in_samples_out, Rng& rng) {
+  S* p = probs_in_samples_out.data();
+  const Eigen::Index n = probs_in_samples_out.size();
+  for (Eigen::Index i = 0; i < n; ++i) {
+    S u;
+    if constexpr (std::is_same_v<S, float>) {
+      u = rng.uniform_float();
+    } else {
+      u = rng.uniform();
+    }
+    p[i] = u < p[i] ? S(1) : S(0);
+  }
+}
+
+// True when every entry is exactly 0 or 1.
+template <class Derived>
+bool is_binary(const Eigen::MatrixBase<Derived>& m) {
+  using S = typename Derived::Scalar;
+  return ((m.array() == S(0)) || (m.array() == S(1))).all();
+}
+
+}  // namespace zeta

@@ -1,0 +1,70 @@
+// Binary restricted Boltzmann machine: E(v,h) = −vᵀWh − bᵀv − cᵀh, v ∈ {0,1}^n_v, h ∈ {0,1}^n_h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "zeta/base/model_file.hpp"
+#include "zeta/base/numerics.hpp"
+
+namespace zeta {
+
+// Two families of tempered distributions q_β are in use.
+// kInteraction (paper 1, §4): q_β(v,h) ∝ exp[β(vᵀWh + cᵀh) + bᵀv]; the visible bias is not tempered, so at β = 0
+//   the visibles keep the data's base rates and swaps stay frequent early in training.
+// kFullEnergy: q_β ∝ exp[−β E(v,h)]; at β = 0 every unit is uniform.
+enum class Tempering { kInteraction = 0, kFullEnergy = 1 };
+
+class Rbm {
+ public:
+  Rbm() = default;
+  Rbm(int n_visible, int n_hidden);
+
+  int n_visible() const { return static_cast<int>(b.size()); }
+  int n_hidden() const { return static_cast<int>(c.size()); }
+
+  MatrixD W;  // n_visible × n_hidden
+  VectorD b;  // visible biases
+  VectorD c;  // hidden biases
+  // Visible marginals of the training data, kept for AIS's base-rate model; empty until set from data.
+  VectorD base_rates;
+  // Bumped by every change of W, b or c made through zeta (trainer updates, parameter setters), so that a
+  // trainer can tell its cached chain statistics went stale because somebody else changed the model.
+  std::uint64_t revision = 0;
+
+  // Hinton's practical guide: W ~ N(0, weight_sd²), c = 0, b_k = log(p_k/(1−p_k)) with p_k the data mean
+  // clamped to [eps, 1−eps]. Also stores the (clamped) marginals as base_rates.
+  void init_from_data(const MatrixD& data, Rng& rng, double weight_sd = 0.01, double eps = 1e-3);
+  // W ~ N(0, weight_sd²), b ~ N(0, bias_sd²), c ~ N(0, bias_sd²): random models for tests and benchmarks.
+  void init_random(Rng& rng, double weight_sd, double bias_sd = 0.0);
+
+  // Energy of one joint configuration.
+  double energy(const VectorD& v, const VectorD& h) const;
+  // F(v) = −bᵀv − Σ_j softplus(c_j + W_jᵀv), one value per row of v.
+  VectorD free_energy(const MatrixD& v) const;
+  // log q̃_β(v) = β_b bᵀv + Σ_j softplus(β(c_j + W_jᵀv)), with β_b = 1 (kInteraction) or β (kFullEnergy).
+  VectorD log_unnormalized(const MatrixD& v, double beta, Tempering mode) const;
+  // Exact log Z of q_β at β = 0 for either family.
+  double log_z_at_beta_zero(Tempering mode) const;
+
+  // p(h_j = 1 | v) and p(v_k = 1 | h), one row per input row.
+  MatrixD hidden_probs(const MatrixD& v) const;
+  MatrixD visible_probs(const MatrixD& h) const;
+
+  // Mean log-likelihood of the rows of v: −mean F(v) − log Z (sum in double).
+  double mean_log_likelihood(const MatrixD& v, double log_z) const;
+
+  // Checks W, b and c are finite and shaped consistently; throws Error otherwise.
+  void validate() const;
+};
+
+// Visible base rates p_k of a binary data set, clamped to [eps, 1−eps].
+VectorD data_marginals(const MatrixD& data, double eps = 1e-3);
+
+// Model files (the container of zeta/base/model_file.hpp, kind kRbm).
+Bytes serialize_rbm(const Rbm& rbm);
+Rbm deserialize_rbm(const std::uint8_t* data, std::size_t size);
+void save_rbm(const Rbm& rbm, const std::string& path);
+Rbm load_rbm(const std::string& path);
+
+}  // namespace zeta

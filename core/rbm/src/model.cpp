@@ -1,0 +1,140 @@
+#include "zeta/rbm/model.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "zeta/base/error.hpp"
+
+namespace zeta {
+
+Rbm::Rbm(int n_visible, int n_hidden) {
+  require(n_visible > 0, "n_visible must be positive, got " + std::to_string(n_visible));
+  require(n_hidden > 0, "n_hidden must be positive, got " + std::to_string(n_hidden));
+  W = MatrixD::Zero(n_visible, n_hidden);
+  b = VectorD::Zero(n_visible);
+  c = VectorD::Zero(n_hidden);
+}
+
+VectorD data_marginals(const MatrixD& data, double eps) {
+  require(data.rows() > 0, "data must have at least one row");
+  VectorD p = data.colwise().mean().transpose();
+  return p.array().max(eps).min(1.0 - eps).matrix();
+}
+
+void Rbm::init_from_data(const MatrixD& data, Rng& rng, double weight_sd, double eps) {
+  require(data.cols() == n_visible(), "data has " + std::to_string(data.cols()) + " columns, the model has " +
+                                          std::to_string(n_visible()) + " visible units");
+  base_rates = data_marginals(data, eps);
+  b = (base_rates.array() / (1.0 - base_rates.array())).log().matrix();
+  c.setZero();
+  for (Eigen::Index i = 0; i < W.size(); ++i) W.data()[i] = weight_sd * rng.normal();
+}
+
+void Rbm::init_random(Rng& rng, double weight_sd, double bias_sd) {
+  for (Eigen::Index i = 0; i < W.size(); ++i) W.data()[i] = weight_sd * rng.normal();
+  for (Eigen::Index i = 0; i < b.size(); ++i) b[i] = bias_sd * rng.normal();
+  for (Eigen::Index i = 0; i < c.size(); ++i) c[i] = bias_sd * rng.normal();
+}
+
+double Rbm::energy(const VectorD& v, const VectorD& h) const {
+  return -(v.dot(W * h)) - b.dot(v) - c.dot(h);
+}
+
+VectorD Rbm::free_energy(const MatrixD& v) const {
+  MatrixD a = v * W;
+  a.rowwise() += c.transpose();
+  return -(v * b) - rowwise_softplus_sum(a, 1.0);
+}
+
+VectorD Rbm::log_unnormalized(const MatrixD& v, double beta, Tempering mode) const {
+  MatrixD a = v * W;
+  a.rowwise() += c.transpose();
+  const double visible_beta = mode == Tempering::kInteraction ? 1.0 : beta;
+  return visible_beta * (v * b) + rowwise_softplus_sum(a, beta);
+}
+
+double Rbm::log_z_at_beta_zero(Tempering mode) const {
+  const double ln2 = std::log(2.0);
+  if (mode == Tempering::kFullEnergy) return (n_visible() + n_hidden()) * ln2;
+  return n_hidden() * ln2 + softplus_array(b.array()).sum();
+}
+
+MatrixD Rbm::hidden_probs(const MatrixD& v) const {
+  MatrixD a = v * W;
+  a.rowwise() += c.transpose();
+  return a.array().logistic().matrix();
+}
+
+MatrixD Rbm::visible_probs(const MatrixD& h) const {
+  MatrixD a = h * W.transpose();
+  a.rowwise() += b.transpose();
+  return a.array().logistic().matrix();
+}
+
+double Rbm::mean_log_likelihood(const MatrixD& v, double log_z) const {
+  require(v.rows() > 0, "need at least one row to evaluate a log-likelihood");
+  return -free_energy(v).mean() - log_z;
+}
+
+void Rbm::validate() const {
+  require(W.rows() == b.size() && W.cols() == c.size(), "RBM parameter shapes are inconsistent");
+  require(W.allFinite(), "W contains a non-finite value");
+  require(b.allFinite(), "b contains a non-finite value");
+  require(c.allFinite(), "c contains a non-finite value");
+}
+
+Bytes serialize_rbm(const Rbm& rbm) {
+  rbm.validate();
+  ByteWriter w;
+  w.i32(rbm.n_visible());
+  w.i32(rbm.n_hidden());
+  w.f64s(rbm.W.data(), static_cast<std::size_t>(rbm.W.size()));
+  w.f64s(rbm.b.data(), static_cast<std::size_t>(rbm.b.size()));
+  w.f64s(rbm.c.data(), static_cast<std::size_t>(rbm.c.size()));
+  const bool has_base = rbm.base_rates.size() == rbm.n_visible();
+  w.u8(has_base ? 1 : 0);
+  if (has_base) w.f64s(rbm.base_rates.data(), static_cast<std::size_t>(rbm.base_rates.size()));
+  return wrap_payload(ObjectKind::kRbm, w.take());
+}
+
+Rbm deserialize_rbm(const std::uint8_t* data, std::size_t size) {
+  const Bytes payload = unwrap_payload(data, size, ObjectKind::kRbm);
+  ByteReader r(payload.data(), payload.size());
+  const std::int32_t nv = r.i32();
+  const std::int32_t nh = r.i32();
+  if (nv <= 0 || nh <= 0) throw Error(ErrorCode::kFormat, "RBM layer sizes must be positive");
+  // Check the declared sizes against the bytes present before allocating anything.
+  const std::uint64_t weights = static_cast<std::uint64_t>(nv) * static_cast<std::uint64_t>(nh);
+  if (weights + static_cast<std::uint64_t>(nv) + static_cast<std::uint64_t>(nh) > r.remaining() / 8)
+    throw Error(ErrorCode::kFormat, "data is truncated");
+  Rbm rbm(nv, nh);
+  r.f64s(rbm.W.data(), static_cast<std::size_t>(weights));
+  r.f64s(rbm.b.data(), static_cast<std::size_t>(nv));
+  r.f64s(rbm.c.data(), static_cast<std::size_t>(nh));
+  const std::uint8_t has_base = r.u8();
+  if (has_base > 1) throw Error(ErrorCode::kFormat, "invalid base-rate flag");
+  if (has_base == 1) {
+    rbm.base_rates.resize(nv);
+    r.f64s(rbm.base_rates.data(), static_cast<std::size_t>(nv));
+    if (!rbm.base_rates.allFinite() || rbm.base_rates.minCoeff() <= 0.0 || rbm.base_rates.maxCoeff() >= 1.0)
+      throw Error(ErrorCode::kFormat, "base rates must lie in (0, 1)");
+  }
+  r.expect_end();
+  if (!rbm.W.allFinite() || !rbm.b.allFinite() || !rbm.c.allFinite())
+    throw Error(ErrorCode::kFormat, "parameters contain non-finite values");
+  return rbm;
+}
+
+void save_rbm(const Rbm& rbm, const std::string& path) { write_file_atomic(path, serialize_rbm(rbm)); }
+
+Rbm load_rbm(const std::string& path) {
+  const Bytes bytes = read_file(path);
+  try {
+    return deserialize_rbm(bytes.data(), bytes.size());
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kFormat) throw Error(ErrorCode::kFormat, "'" + path + "': " + e.what());
+    throw;
+  }
+}
+
+}  // namespace zeta

@@ -1,0 +1,407 @@
+#include "zeta/rbm/trainer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "zeta/base/error.hpp"
+
+namespace zeta {
+
+
+namespace {
+
+// m.colwise().sum() for a row-major m, walking the rows: the same additions in the same order (each column
+// summed from the first row down), but over contiguous memory instead of one strided pass per column.
+template <class Derived>
+Eigen::Matrix<typename Derived::Scalar, 1, Eigen::Dynamic> column_sums(const Eigen::MatrixBase<Derived>& m) {
+  Eigen::Matrix<typename Derived::Scalar, 1, Eigen::Dynamic> sums = m.row(0);
+  for (Eigen::Index r = 1; r < m.rows(); ++r) sums += m.row(r);
+  return sums;
+}
+
+}  // namespace
+
+// The chains' new pre-activations A + V ΔW cost 2·rows·K·(n_v + n_h) flops instead of the full product's
+// 2·rows·n_v·n_h. Thin products run at a lower flop rate than the full one, hence the margin (measured with
+// bench_rbm_updates: 784×500 gains from K = 20 to K = 200; at 784×25, K = 20 would save nothing).
+bool low_rank_refresh_pays(const TrainerConfig& config, int n_visible, int n_hidden, int step_rows) {
+  constexpr double kMaxCostRatio = 0.7;
+  if (config.momentum != 0.0) return false;
+  const double n_v = n_visible, n_h = n_hidden;
+  return static_cast<double>(step_rows) * (n_v + n_h) <= kMaxCostRatio * n_v * n_h;
+}
+
+class SmlTrainer::Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual void step(const MatrixD& batch, double learning_rate, StepObservations* obs) = 0;
+  virtual int n_temperatures() const = 0;
+  virtual std::vector<double> betas() const = 0;
+  virtual std::vector<double> swap_rates() const = 0;
+  virtual std::vector<double> recent_swap_rates() const = 0;
+  virtual std::int64_t round_trips() const = 0;
+  virtual int ladder_moves() const = 0;
+  virtual std::vector<double> data_move_rates() const = 0;
+  virtual MatrixD chains(int temperature_index) const = 0;
+  virtual void sample_copy(int sweeps, std::uint64_t seed, const std::function<void(const StepObservations&)>& visit,
+                           int coldest_rungs) const = 0;
+};
+
+template <class S>
+class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
+ public:
+  EngineImpl(SmlTrainer& owner, const TemperingConfig& tempering)
+      : owner_(owner), sampler_(owner.rbm_.n_visible(), owner.rbm_.n_hidden(), tempering), rng_(owner.config_.seed) {
+    const Rbm& rbm = owner.rbm_;
+    params_.sync(rbm);
+    synced_revision_ = rbm.revision;
+    const VectorD start = rbm.base_rates.size() == rbm.n_visible() ? rbm.base_rates
+                                                                    : VectorD(rbm.b.array().logistic().matrix());
+    sampler_.init_chains(start, rng_);
+  }
+
+  void step(const MatrixD& batch, double learning_rate, StepObservations* obs) override {
+    Rbm& rbm = owner_.rbm_;
+    const TrainerConfig& cfg = owner_.config_;
+    const bool persistent = cfg.method != NegativePhase::kCD;
+    if (rbm.revision != synced_revision_) {
+      params_.sync(rbm);
+      sampler_.invalidate();
+      synced_revision_ = rbm.revision;
+      if (obs != nullptr) obs->parameters_jumped = true;
+    }
+    data_ = batch.cast<S>();
+    const auto batch_rows = static_cast<S>(data_.rows());
+
+    // Positive phase: p(h | data). For CD the chains start at the data, so the sampler computes it.
+    if (!persistent) {
+      sampler_.set_chains(data_);
+      sampler_.refresh(params_);
+      positive_ = sampler_.block_preactivations(0).array().logistic().matrix();
+    } else {
+      positive_.noalias() = data_ * params_.W;
+      positive_.rowwise() += params_.c.transpose();
+      sampler_.add_proposal_rows(positive_);
+      positive_ = positive_.array().logistic().matrix();
+    }
+
+    sampler_.sweep(params_, cfg.gibbs_steps, rng_);
+    const bool record = obs != nullptr && sampler_.n_temperatures() > 1;
+    if (record) record_bridge(sampler_, *obs);
+
+    // Negative phase from the chains at β = 1 (after swaps).
+    const auto model_chains = sampler_.block_chains(0);
+    negative_ = sampler_.block_preactivations(0).array().logistic().matrix();
+    const auto chain_rows = static_cast<S>(model_chains.rows());
+    gradient_W_.noalias() = data_.transpose() * (positive_ / batch_rows);
+    gradient_W_.noalias() -= model_chains.transpose() * (negative_ / chain_rows);
+    const VectorD grad_b =
+        (column_sums(data_) / batch_rows - column_sums(model_chains) / chain_rows).transpose().template cast<double>();
+    const VectorD grad_c = (column_sums(positive_) / batch_rows - column_sums(negative_) / chain_rows)
+                               .transpose()
+                               .template cast<double>();
+    const bool low_rank = persistent && low_rank_refresh_pays(cfg, rbm.n_visible(), rbm.n_hidden(),
+                                                               static_cast<int>(data_.rows() + model_chains.rows()));
+    if (low_rank) {
+      // Kept before the step overwrites them: the factors of the weight change and the old hidden bias.
+      const Eigen::Index rows = data_.rows() + model_chains.rows();
+      step_rows_.resize(rows, data_.cols());
+      step_rows_ << data_, model_chains;
+      step_stats_.resize(rows, positive_.cols());
+      step_stats_ << positive_ * static_cast<S>(learning_rate / static_cast<double>(batch_rows)),
+          negative_ * static_cast<S>(-learning_rate / static_cast<double>(chain_rows));
+      c_before_ = params_.c;
+    }
+    apply_update(rbm, learning_rate, grad_b, grad_c);
+
+    if (persistent) {
+      if (record) own_before_ = sampler_.own_log_q();
+      sampler_.maybe_adapt();
+      // The next sweep starts from these pre-activations, computed under θ_{t+1}: the importance weights of
+      // the tracker come for free.
+      if (low_rank)
+        sampler_.refresh_low_rank(params_, c_before_, static_cast<S>(1.0 - learning_rate * cfg.weight_decay),
+                                  step_rows_, step_stats_);
+      else
+        sampler_.refresh(params_);
+      if (record) record_update(*obs, rbm, learning_rate);
+    }
+  }
+
+  int n_temperatures() const override { return sampler_.n_temperatures(); }
+  std::vector<double> betas() const override { return sampler_.betas(); }
+  std::vector<double> swap_rates() const override { return sampler_.swap_rates(); }
+  std::vector<double> recent_swap_rates() const override { return sampler_.recent_swap_rates(); }
+  std::int64_t round_trips() const override { return sampler_.round_trips(); }
+  int ladder_moves() const override { return sampler_.ladder_moves(); }
+  std::vector<double> data_move_rates() const override { return sampler_.data_move_rates(); }
+  MatrixD chains(int i) const override { return sampler_.block_chains(i).template cast<double>(); }
+
+  void sample_copy(int sweeps, std::uint64_t seed, const std::function<void(const StepObservations&)>& visit,
+                   int coldest_rungs) const override {
+    const Rbm& rbm = owner_.rbm_;
+    ParamMirror<S> params = params_;
+    TemperedSampler<S> sampler = sampler_;
+    if (coldest_rungs > 0) sampler.keep_coldest_rungs(coldest_rungs);
+    if (rbm.revision != synced_revision_) {  // edited outside the trainer since its last step
+      params.sync(rbm);
+      sampler.invalidate();
+    }
+    Rng rng(seed);
+    StepObservations obs;
+    obs.step = owner_.steps_;
+    obs.learning_rate = 0.0;
+    obs.next_log_z_beta_zero = rbm.log_z_at_beta_zero(sampler.mode());  // the model is held: the same throughout
+    for (int k = 0; k < sweeps; ++k) {
+      sampler.sweep(params, owner_.config_.gibbs_steps, rng);
+      record_bridge(sampler, obs);
+      obs.next_betas = obs.betas;
+      visit(obs);
+    }
+  }
+
+ private:
+  // W ← W + Δ with Δ = μΔ + ε(∇ − λW), in double, and the sampler's copy refreshed in the same pass.
+  void apply_update(Rbm& rbm, double lr, const VectorD& grad_b, const VectorD& grad_c) {
+    const TrainerConfig& cfg = owner_.config_;
+    const Eigen::Index n = rbm.W.size();
+    // Distinct arrays: restrict lets the compiler vectorise the loops without runtime overlap checks.
+    double* __restrict W = rbm.W.data();
+    S* __restrict mirror = params_.W.data();
+    const S* __restrict g = gradient_W_.data();
+    const double mu = cfg.momentum;
+    const double decay = cfg.weight_decay;
+    // Divergence check in the same pass: the largest exponent field of the new weights (all ones for ±inf and
+    // NaN), an integer max that vectorises, where allFinite() or a floating-point sum would walk W once more.
+    constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
+    std::uint64_t max_exponent = 0;
+    if (mu == 0.0) {
+      for (Eigen::Index i = 0; i < n; ++i) {
+        const double w = W[i] + lr * (static_cast<double>(g[i]) - decay * W[i]);
+        W[i] = w;
+        mirror[i] = static_cast<S>(w);
+        std::uint64_t bits;
+        std::memcpy(&bits, &w, sizeof bits);
+        max_exponent = std::max(max_exponent, bits & kExponent);
+      }
+    } else {
+      double* inc = owner_.inc_W_.data();
+      for (Eigen::Index i = 0; i < n; ++i) {
+        inc[i] = mu * inc[i] + lr * (static_cast<double>(g[i]) - decay * W[i]);
+        const double w = W[i] + inc[i];
+        W[i] = w;
+        mirror[i] = static_cast<S>(w);
+        std::uint64_t bits;
+        std::memcpy(&bits, &w, sizeof bits);
+        max_exponent = std::max(max_exponent, bits & kExponent);
+      }
+    }
+    owner_.inc_b_ = mu * owner_.inc_b_ + lr * grad_b;
+    owner_.inc_c_ = mu * owner_.inc_c_ + lr * grad_c;
+    rbm.b += owner_.inc_b_;
+    rbm.c += owner_.inc_c_;
+    params_.b = rbm.b.cast<S>();
+    params_.c = rbm.c.cast<S>();
+    params_.b_exact = rbm.b;
+    ++rbm.revision;
+    synced_revision_ = rbm.revision;
+    const bool weights_finite = max_exponent != kExponent;
+    if (!weights_finite || !rbm.b.allFinite() || !rbm.c.allFinite())
+      throw Error(ErrorCode::kNumeric, "training diverged: a parameter became non-finite (lower the learning rate)");
+  }
+
+  static void record_bridge(const TemperedSampler<S>& sampler, StepObservations& obs) {
+    const int M = sampler.n_temperatures();
+    const auto& betas = sampler.betas();
+    obs.betas = betas;
+    const auto pairs = static_cast<std::size_t>(M - 1);
+    obs.lower_at_own.resize(pairs);
+    obs.lower_at_next.resize(pairs);
+    obs.upper_at_lower.resize(pairs);
+    obs.upper_at_own.resize(pairs);
+    const VectorD& own = sampler.own_log_q();
+    const Eigen::Index n = sampler.chains_per_temperature();
+    for (int i = 0; i + 1 < M; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      obs.lower_at_own[k] = own.segment(i * n, n);
+      sampler.neighbour_log_q(i, obs.lower_at_next[k], obs.upper_at_lower[k]);
+      obs.upper_at_own[k] = own.segment((i + 1) * n, n);
+    }
+  }
+
+  void record_update(StepObservations& obs, const Rbm& rbm, double learning_rate) const {
+    const int M = sampler_.n_temperatures();
+    const Eigen::Index n = sampler_.chains_per_temperature();
+    const VectorD& own_after = sampler_.own_log_q();
+    obs.update_log_weights.resize(static_cast<std::size_t>(M));
+    for (int i = 0; i < M; ++i)
+      obs.update_log_weights[static_cast<std::size_t>(i)] = own_after.segment(i * n, n) - own_before_.segment(i * n, n);
+    obs.next_betas = sampler_.betas();
+    obs.next_log_z_beta_zero = rbm.log_z_at_beta_zero(sampler_.mode());
+    record_leave_one_out(obs, learning_rate);
+  }
+
+  // Leave-one-out weights at β = 1 (see StepObservations::update_log_weights_loo). With φ(x) = ∇_θ log q̃(x)
+  // (φ_W = x σ(a(x))ᵀ, φ_b = x, φ_c = σ(a(x))) and the negative phase the mean of φ over the N chains, leaving
+  // chain n out moves the parameters by (ε/N)(φ_n − mean_{m≠n} φ_m) whatever the momentum and weight decay
+  // (both act on everything else identically). Its effect on x_n's pre-activations and visible term needs only
+  // the Gram matrix of the chains: O(N² (n_v + n_h)).
+  void record_leave_one_out(StepObservations& obs, double learning_rate) const {
+    const Eigen::Index n = sampler_.chains_per_temperature();
+    if (n < 2) {
+      obs.update_log_weights_loo.resize(0);
+      return;
+    }
+    using RowArray = Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const auto x = sampler_.block_chains(0);
+    // K = x_m·x_n + 1 (the +1 is the c / b terms). The chains are 0/1, so the dots are counts ≤ n_visible: exact
+    // in float. Symmetric, so n(n+1)/2 row dots (a GEMM call costs more than the arithmetic at this size).
+    MatrixD k(n, n);
+    for (Eigen::Index r = 0; r < n; ++r)
+      for (Eigen::Index m = 0; m <= r; ++m) k(r, m) = k(m, r) = static_cast<double>(x.row(r).dot(x.row(m))) + 1.0;
+    const RowArray sig = negative_.template cast<double>().array();  // σ(a) under θ_t at the chains
+    const RowArray a_next = sampler_.block_preactivations(0).template cast<double>().array();  // under θ_{t+1}
+    const RowArray ks = (k * sig.matrix()).array();                   // Σ_m K_mr σ_m
+    const double scale = learning_rate / static_cast<double>(n);
+    const double others = 1.0 / static_cast<double>(n - 1);
+    // Change of every x_r's pre-activations, all chains at once: (ε/N)[σ_r K_rr − (Σ_{m≠r} σ_m K_mr)/(N−1)].
+    const RowArray own = sig.colwise() * k.diagonal().array();
+    const RowArray delta = scale * (own - (ks - own) * others);
+    // softplus(a + δ) − softplus(a) = log(1 + σ(a)(e^δ − 1)). For |δ| ≤ 1 the log's argument z lies in
+    // [e⁻¹ − 1, e − 1], so in float each term keeps a relative error of about 1e-6 of its own (δ-sized) value,
+    // at a fraction of the cost of two softplus in double; larger steps (a learning rate far above the usual) take
+    // the double difference. e^δ − 1 and log(1 + z) are short series (Eigen's float expm1 and log1p are scalar
+    // calls per entry, which cost more than the rest of the tracker's leave-one-out step).
+    Eigen::ArrayXd delta_hidden;
+    if (delta.abs().maxCoeff() <= 1.0) {
+      using RowArrayF = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+      const RowArrayF d = delta.template cast<float>();
+      // σ as 1 / (1 + e^−a): Eigen's float logistic returns e^a below a = −9, 1e-4 off σ(a) in relative terms.
+      const RowArrayF sigma = 1.0f / (1.0f + (-a_next.template cast<float>()).exp());
+      // e^δ − 1 = δ(1 + δ/2 (1 + δ/3 (… (1 + δ/11)))): the first term left out, δ¹²/12!, is < 3e-9 of δ.
+      RowArrayF horner = RowArrayF::Ones(d.rows(), d.cols());
+      for (int k = 11; k >= 2; --k) horner = 1.0f + (d / static_cast<float>(k)) * horner;
+      const RowArrayF z = sigma * d * horner;
+      // log(1 + z) = 2 atanh(s) = 2s Σ_k s^{2k}/(2k+1), s = z / (2 + z), |s| ≤ 0.47: terms to s¹⁸/19 leave < 1e-8.
+      const RowArrayF s = z / (2.0f + z);
+      const RowArrayF s2 = s * s;
+      RowArrayF series = RowArrayF::Constant(d.rows(), d.cols(), 1.0f / 19.0f);
+      for (int k = 8; k >= 0; --k) series = 1.0f / static_cast<float>(2 * k + 1) + s2 * series;
+      delta_hidden = (2.0f * s * series).template cast<double>().rowwise().sum();
+    } else {
+      delta_hidden = (softplus_array(a_next + delta) - softplus_array(a_next)).rowwise().sum();
+    }
+    obs.update_log_weights_loo.resize(n);
+    for (Eigen::Index r = 0; r < n; ++r) {
+      // Change of bᵀx_r: (ε/N)[x_r·x_r − (Σ_{m≠r} x_m·x_r)/(N−1)], the Gram part of K without the +1.
+      const double gram_rr = k(r, r) - 1.0;
+      const double gram_sum = k.col(r).sum() - static_cast<double>(n) - gram_rr;
+      const double delta_b = scale * (gram_rr - gram_sum * others);
+      obs.update_log_weights_loo[r] = obs.update_log_weights[0][r] + delta_b + delta_hidden[r];
+    }
+  }
+
+  SmlTrainer& owner_;
+  ParamMirror<S> params_;
+  TemperedSampler<S> sampler_;
+  Rng rng_;
+  std::uint64_t synced_revision_ = 0;
+  Mat<S> data_, positive_, negative_, gradient_W_;
+  Mat<S> step_rows_, step_stats_;  // the weight step's factors for refresh_low_rank
+  Vec<S> c_before_;
+  VectorD own_before_;
+};
+
+SmlTrainer::SmlTrainer(Rbm& rbm, const TrainerConfig& config) : rbm_(rbm), config_(config) {
+  rbm.validate();
+  require(config.gibbs_steps >= 1, "gibbs_steps must be at least 1");
+  require(config.chains_per_temperature >= 1, "chains_per_temperature must be at least 1");
+  require(std::isfinite(config.learning_rate) && config.learning_rate > 0.0, "learning_rate must be positive");
+  require(std::isfinite(config.lr_decay) && config.lr_decay >= 0.0, "lr_decay must be >= 0");
+  require(std::isfinite(config.momentum) && config.momentum >= 0.0 && config.momentum < 1.0,
+          "momentum must lie in [0, 1)");
+  require(std::isfinite(config.weight_decay) && config.weight_decay >= 0.0, "weight_decay must be >= 0");
+
+  TemperingConfig tempering;
+  tempering.chains_per_temperature = config.chains_per_temperature;
+  tempering.mode = config.tempering;
+  if (config.method == NegativePhase::kPT) {
+    require(config.n_temperatures >= 2, "parallel tempering needs at least 2 temperatures");
+    tempering.betas = config.betas.empty() ? linear_ladder(config.n_temperatures) : config.betas;
+    require(static_cast<int>(tempering.betas.size()) == config.n_temperatures,
+            "betas must have n_temperatures entries");
+    tempering.adaptive = config.adaptive_tempering;
+    tempering.adapt_interval = config.adapt_interval;
+    tempering.adapt_damping = config.adapt_damping;
+  } else {
+    require(!config.adaptive_tempering, "adaptive tempering needs the PT negative phase");
+    tempering.betas = {1.0};
+  }
+  // The range of data_move_rungs is the sampler's to check (against the ladder it is given).
+  require(config.data_move_rungs == 0 || config.method != NegativePhase::kCD,
+          "data moves need persistent chains (PCD or PT)");
+  tempering.data_move_rungs = config.data_move_rungs;
+  tempering.data_pool_rows = config.data_pool_rows;
+  require((config.cold_sweep_rungs == 0 && config.cold_sweeps == 0) || config.method != NegativePhase::kCD,
+          "cold-rung sweeps need persistent chains (PCD or PT)");
+  tempering.cold_sweep_rungs = config.cold_sweep_rungs;
+  tempering.cold_sweeps = config.cold_sweeps;
+  if (config.momentum > 0.0) inc_W_ = MatrixD::Zero(rbm.n_visible(), rbm.n_hidden());
+  inc_b_ = VectorD::Zero(rbm.n_visible());
+  inc_c_ = VectorD::Zero(rbm.n_hidden());
+  if (config.single_precision)
+    engine_ = std::make_unique<EngineImpl<float>>(*this, tempering);
+  else
+    engine_ = std::make_unique<EngineImpl<double>>(*this, tempering);
+}
+
+SmlTrainer::~SmlTrainer() = default;
+
+double SmlTrainer::learning_rate_at(std::int64_t t) const {
+  if (config_.lr_decay <= 0.0) return config_.learning_rate;
+  return std::min(config_.lr_decay * config_.learning_rate / static_cast<double>(t + 1), config_.learning_rate);
+}
+
+void SmlTrainer::step(const MatrixD& batch) {
+  require(batch.rows() > 0, "a training batch needs at least one row");
+  require(batch.cols() == rbm_.n_visible(), "batch has " + std::to_string(batch.cols()) +
+                                                " columns, the model has " + std::to_string(rbm_.n_visible()) +
+                                                " visible units");
+  const double lr = learning_rate_at(steps_);
+  StepObservations* obs = nullptr;
+  if (config_.record_observations && config_.method == NegativePhase::kPT) {
+    observations_ = StepObservations{};
+    observations_.step = steps_;
+    observations_.learning_rate = lr;
+    obs = &observations_;
+  }
+  engine_->step(batch, lr, obs);
+  ++steps_;
+}
+
+int SmlTrainer::n_temperatures() const { return engine_->n_temperatures(); }
+std::vector<double> SmlTrainer::betas() const { return engine_->betas(); }
+std::vector<double> SmlTrainer::swap_rates() const { return engine_->swap_rates(); }
+std::vector<double> SmlTrainer::recent_swap_rates() const { return engine_->recent_swap_rates(); }
+std::int64_t SmlTrainer::round_trips() const { return engine_->round_trips(); }
+int SmlTrainer::ladder_moves() const { return engine_->ladder_moves(); }
+std::vector<double> SmlTrainer::data_move_rates() const { return engine_->data_move_rates(); }
+void SmlTrainer::sample_copy(int sweeps, std::uint64_t seed, const std::function<void(const StepObservations&)>& visit,
+                             int coldest_rungs) const {
+  require(config_.method == NegativePhase::kPT, "sampling a copy of the chains needs the PT negative phase");
+  require(sweeps >= 0, "sweeps must be >= 0, got " + std::to_string(sweeps));
+  require(coldest_rungs == 0 || (coldest_rungs >= 2 && coldest_rungs <= n_temperatures()),
+          "coldest_rungs must be 0 (all) or lie in [2, " + std::to_string(n_temperatures()) + "], got " +
+              std::to_string(coldest_rungs));
+  engine_->sample_copy(sweeps, seed, visit, coldest_rungs);
+}
+
+MatrixD SmlTrainer::chains(int temperature_index) const {
+  require(temperature_index >= 0 && temperature_index < n_temperatures(), "temperature index out of range");
+  return engine_->chains(temperature_index);
+}
+
+}  // namespace zeta

@@ -1,0 +1,987 @@
+#include "zeta/softmax/classifier.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <string>
+
+#include "zeta/base/error.hpp"
+
+namespace zeta {
+
+namespace {
+
+constexpr std::uint32_t kSoftmaxLayout = 1;
+constexpr Eigen::Index kClassBlock = 4096;
+constexpr Eigen::Index kRowChunk = 512;
+constexpr double kParameterLimit = 1e300;
+
+double sigmoid(double z) {
+  if (z >= 0.0) return 1.0 / (1.0 + std::exp(-z));
+  const double e = std::exp(z);
+  return e / (1.0 + e);
+}
+double log_sigmoid(double z) { return -softplus(-z); }
+
+bool sampled(SoftmaxMethod m) { return m != SoftmaxMethod::kExact; }
+
+void validate_config(const SoftmaxConfig& c) {
+  require(c.n_inputs >= 1, "softmax: n_inputs must be at least 1");
+  require(c.n_classes >= 2, "softmax: n_classes must be at least 2");
+  require(c.n_hidden >= 0, "softmax: n_hidden must be 0 (no hidden layer) or positive");
+  const auto m = static_cast<std::int32_t>(c.method);
+  require(m >= 0 && m <= static_cast<std::int32_t>(SoftmaxMethod::kBlackOut), "softmax: unknown method");
+  if (sampled(c.method)) {
+    require(c.n_negatives >= 1, "softmax: n_negatives (K) must be at least 1");
+    require(c.n_negatives < c.n_classes, "softmax: n_negatives (K) must be smaller than n_classes (C)");
+  }
+  require(std::isfinite(c.learning_rate) && c.learning_rate > 0.0, "softmax: learning_rate must be positive");
+  require(std::isfinite(c.momentum) && c.momentum >= 0.0 && c.momentum < 1.0, "softmax: momentum must be in [0, 1)");
+  require(std::isfinite(c.proposal_power) && c.proposal_power >= 0.0, "softmax: proposal_power must be >= 0");
+  require(std::isnan(c.ranking_margin) || std::isfinite(c.ranking_margin),
+          "softmax: ranking_margin must be finite (or NaN for log(C - 1))");
+  require(std::isfinite(c.frequency_smoothing) && c.frequency_smoothing > 0.0,
+          "softmax: frequency_smoothing must be positive");
+  require(std::isfinite(c.init_sd) && c.init_sd >= 0.0, "softmax: init_sd must be >= 0");
+}
+
+// Per-example objective of the sampled methods from the scores of the true class (s_c) and the negatives
+// (s[0..m)), with the method's log weights. Writes dL/ds into g_c and g[0..m).
+double sampled_terms(SoftmaxMethod method, double margin, double s_c, double lw_c, const double* s,
+                     const double* lw, std::size_t m, double& g_c, double* g) {
+  switch (method) {
+    case SoftmaxMethod::kImportance:
+    case SoftmaxMethod::kBernoulli: {
+      // L = s_c − log Z̃, Z̃ = e^{s_c} + Σ κ_j e^{s_j}; γ = δ − p̃ (eq. 24–26).
+      double mx = s_c;
+      for (std::size_t j = 0; j < m; ++j) mx = std::max(mx, s[j] + lw[j]);
+      double sum = std::exp(s_c - mx);
+      for (std::size_t j = 0; j < m; ++j) sum += std::exp(s[j] + lw[j] - mx);
+      const double log_z = mx + std::log(sum);
+      double rest = 0.0;
+      for (std::size_t j = 0; j < m; ++j) {
+        const double p = std::exp(s[j] + lw[j] - log_z);
+        g[j] = -p;
+        rest += p;
+      }
+      g_c = rest;  // 1 − p̃(c) without cancellation
+      return s_c - log_z;
+    }
+    case SoftmaxMethod::kRanking: {
+      g_c = 0.0;
+      if (m == 0) return 0.0;
+      const double inv_m = 1.0 / static_cast<double>(m);
+      double total = 0.0;
+      for (std::size_t j = 0; j < m; ++j) {
+        const double z = s_c - s[j] - margin;
+        total += log_sigmoid(z);
+        g[j] = -inv_m * sigmoid(-z);
+        g_c -= g[j];
+      }
+      return total * inv_m;
+    }
+    case SoftmaxMethod::kNegativeSampling: {
+      double total = log_sigmoid(s_c);
+      g_c = sigmoid(-s_c);
+      if (m == 0) return total;
+      const double inv_m = 1.0 / static_cast<double>(m);
+      double neg = 0.0;
+      for (std::size_t j = 0; j < m; ++j) {
+        neg += log_sigmoid(-s[j]);
+        g[j] = -inv_m * sigmoid(s[j]);
+      }
+      return total + inv_m * neg;
+    }
+    case SoftmaxMethod::kNce: {
+      double total = log_sigmoid(s_c - lw_c);
+      g_c = sigmoid(-(s_c - lw_c));
+      for (std::size_t j = 0; j < m; ++j) {
+        const double z = s[j] - lw[j];
+        total += log_sigmoid(-z);
+        g[j] = -sigmoid(z);
+      }
+      return total;
+    }
+    case SoftmaxMethod::kBlackOut: {
+      // t_0 = s_c + lw_c, t_j = s_j + lw_j; p̃_i = e^{t_i}/Σ e^t; L = log p̃_0 + Σ_{j≥1} log(1 − p̃_j).
+      // dL/dt_0 = Σ_{j≥1} p̃_j + p̃_0 R, dL/dt_j = −p̃_j − r_j + p̃_j R with r_j = p̃_j/(1 − p̃_j), R = Σ r_j.
+      const double t0 = s_c + lw_c;
+      double mx = t0;
+      std::size_t arg = m;  // m: the true class holds the maximum
+      for (std::size_t j = 0; j < m; ++j) {
+        if (s[j] + lw[j] > mx) {
+          mx = s[j] + lw[j];
+          arg = j;
+        }
+      }
+      double sum = std::exp(t0 - mx);
+      for (std::size_t j = 0; j < m; ++j) sum += std::exp(s[j] + lw[j] - mx);
+      const double log_z = mx + std::log(sum);
+      const double log_p0 = t0 - log_z;
+      double total = log_p0;
+      double big_r = 0.0;
+      double rest = 0.0;
+      for (std::size_t j = 0; j < m; ++j) {
+        const double log_p = s[j] + lw[j] - log_z;
+        double log_1mp;
+        if (j == arg) {
+          // 1 − p̃_j is the sum of the others, formed directly (p̃_j may be close to 1).
+          double others = std::exp(t0 - mx);
+          for (std::size_t i = 0; i < m; ++i)
+            if (i != j) others += std::exp(s[i] + lw[i] - mx);
+          log_1mp = std::log(others) + mx - log_z;
+        } else {
+          log_1mp = std::log1p(-std::exp(log_p));  // p̃_j ≤ 1/2 here
+        }
+        total += log_1mp;
+        const double p = std::exp(log_p);
+        const double r = std::exp(log_p - log_1mp);
+        g[j] = -p - r;  // p̃_j R added below
+        big_r += r;
+        rest += p;
+      }
+      const double p0 = std::exp(log_p0);
+      g_c = rest + p0 * big_r;
+      for (std::size_t j = 0; j < m; ++j) g[j] += std::exp(s[j] + lw[j] - log_z) * big_r;
+      return total;
+    }
+    case SoftmaxMethod::kExact:
+      break;
+  }
+  throw Error(ErrorCode::kInternal, "softmax: sampled_terms called for the exact method");
+}
+
+}  // namespace
+
+const char* softmax_method_name(SoftmaxMethod method) {
+  switch (method) {
+    case SoftmaxMethod::kExact: return "exact";
+    case SoftmaxMethod::kImportance: return "importance";
+    case SoftmaxMethod::kBernoulli: return "bernoulli";
+    case SoftmaxMethod::kRanking: return "ranking";
+    case SoftmaxMethod::kNegativeSampling: return "negative-sampling";
+    case SoftmaxMethod::kNce: return "nce";
+    case SoftmaxMethod::kBlackOut: return "blackout";
+  }
+  return "unknown";
+}
+
+SoftmaxMethod softmax_method_from_name(const char* name) {
+  require(name != nullptr, "softmax: method name is null");
+  for (int m = 0; m <= static_cast<int>(SoftmaxMethod::kBlackOut); ++m) {
+    const auto method = static_cast<SoftmaxMethod>(m);
+    if (std::strcmp(name, softmax_method_name(method)) == 0) return method;
+  }
+  throw Error(ErrorCode::kArgument, std::string("softmax: unknown method '") + name + "'");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Classifier
+
+struct SoftmaxClassifier::Work {
+  std::vector<int> rows;        // distinct classes touched, in first-seen order (all classes for kExact)
+  std::vector<int> entry_slot;  // example n's entries (true class first) start at offsets[n] + n
+  MatrixD h;                    // features, N × F
+  MatrixD Wg;                   // gathered rows of W (sampled methods)
+  VectorD bg;
+  MatrixD gW;  // gradient rows aligned with `rows`
+  VectorD gb;
+  MatrixD gV;
+  VectorD ga;
+  MatrixD dh;
+  MatrixD scores;  // B × C (kExact)
+  std::vector<double> s, lw, g;
+};
+
+SoftmaxClassifier::SoftmaxClassifier(const SoftmaxConfig& config, NoInit) : config_(config), rng_(config.seed) {
+  validate_config(config_);
+  const int C = config_.n_classes;
+  feature_dim_ = config_.n_hidden > 0 ? config_.n_hidden : config_.n_inputs;
+  margin_ = std::isnan(config_.ranking_margin) ? std::log(static_cast<double>(C - 1)) : config_.ranking_margin;
+  W_ = MatrixD::Zero(C, feature_dim_);
+  vW_ = MatrixD::Zero(C, feature_dim_);
+  if (config_.bias) {
+    b_ = VectorD::Zero(C);
+    vb_ = VectorD::Zero(C);
+  }
+  if (config_.n_hidden > 0) {
+    V_ = MatrixD::Zero(config_.n_hidden, config_.n_inputs);
+    vV_ = MatrixD::Zero(config_.n_hidden, config_.n_inputs);
+    a_ = VectorD::Zero(config_.n_hidden);
+    va_ = VectorD::Zero(config_.n_hidden);
+  }
+  last_.assign(static_cast<std::size_t>(C), 0);
+  counts_.assign(static_cast<std::size_t>(C), 0);
+  slot_of_class_.assign(static_cast<std::size_t>(C), -1);
+  rebuild_samplers();
+}
+
+SoftmaxClassifier::SoftmaxClassifier(const SoftmaxConfig& config) : SoftmaxClassifier(config, NoInit{}) {
+  double* w = W_.data();
+  for (Eigen::Index i = 0; i < W_.size(); ++i) w[i] = config_.init_sd * rng_.normal();
+  if (config_.n_hidden > 0) {
+    const double sd = 1.0 / std::sqrt(static_cast<double>(config_.n_inputs));
+    double* v = V_.data();
+    for (Eigen::Index i = 0; i < V_.size(); ++i) v[i] = sd * rng_.normal();
+  }
+  reset_bounds();
+}
+
+void SoftmaxClassifier::rebuild_samplers() {
+  const int C = config_.n_classes;
+  double total = 0.0;
+  for (std::int64_t n : counts_) total += static_cast<double>(n);
+  const double s = config_.frequency_smoothing;
+  const double denom = total + static_cast<double>(C) * s;
+  frequencies_.resize(static_cast<std::size_t>(C));
+  std::vector<double> weights(static_cast<std::size_t>(C));
+  for (std::size_t c = 0; c < frequencies_.size(); ++c) {
+    frequencies_[c] = (static_cast<double>(counts_[c]) + s) / denom;
+    weights[c] = std::pow(frequencies_[c], config_.proposal_power);
+  }
+  proposal_ = AliasTable(weights);
+  bernoulli_ = SortedBernoulliSampler(frequencies_);
+  alpha_memo_.assign(static_cast<std::size_t>(bernoulli_.n_groups()), std::numeric_limits<double>::quiet_NaN());
+}
+
+void SoftmaxClassifier::set_class_frequencies(const std::vector<int>& labels) {
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(config_.n_classes), 0);
+  for (int c : labels) {
+    require(c >= 0 && c < config_.n_classes, "softmax: class label out of range");
+    ++counts[static_cast<std::size_t>(c)];
+  }
+  set_class_counts(counts);
+}
+
+void SoftmaxClassifier::set_class_counts(const std::vector<std::int64_t>& counts) {
+  require(counts.size() == static_cast<std::size_t>(config_.n_classes), "softmax: need one count per class");
+  for (std::int64_t n : counts) require(n >= 0, "softmax: class counts must be non-negative");
+  // Counts can still give frequencies the samplers refuse (e.g. one class so frequent that f rounds to 1): the
+  // classifier then keeps its previous counts and samplers.
+  std::vector<std::int64_t> previous = counts_;
+  counts_ = counts;
+  try {
+    rebuild_samplers();
+  } catch (...) {
+    counts_ = std::move(previous);
+    rebuild_samplers();
+    throw;
+  }
+}
+
+double SoftmaxClassifier::proposal_probability(int c) const {
+  require(c >= 0 && c < config_.n_classes, "softmax: class out of range");
+  return proposal_.probability(c);
+}
+
+double SoftmaxClassifier::bernoulli_alpha(int true_class) {
+  require(true_class >= 0 && true_class < config_.n_classes, "softmax: class label out of range");
+  double& alpha = alpha_memo_[static_cast<std::size_t>(bernoulli_.group_of(true_class))];
+  if (std::isnan(alpha)) alpha = bernoulli_.solve_alpha(true_class, static_cast<double>(config_.n_negatives));
+  return alpha;
+}
+
+void SoftmaxClassifier::check_batch(const MatrixD& x, const std::vector<int>& labels) const {
+  require(x.rows() >= 1, "softmax: empty batch");
+  require(x.cols() == config_.n_inputs, "softmax: x must have n_inputs columns");
+  require(static_cast<std::size_t>(x.rows()) == labels.size(), "softmax: need one label per row of x");
+  require(x.allFinite(), "softmax: x has a non-finite entry");
+  for (int c : labels) require(c >= 0 && c < config_.n_classes, "softmax: class label out of range");
+}
+
+void SoftmaxClassifier::features(const MatrixD& x, MatrixD& h) const {
+  if (config_.n_hidden == 0) {
+    h = x;
+    return;
+  }
+  h.noalias() = x * V_.transpose();
+  h.rowwise() += a_.transpose();
+  h = h.array().tanh().matrix();
+}
+
+double SoftmaxClassifier::pending_factor(std::int64_t k) const {
+  const double mu = config_.momentum;
+  if (k <= 0 || mu == 0.0) return 0.0;
+  // μ + μ² + … + μ^k = μ (1 − μ^k)/(1 − μ), with 1 − μ^k = −expm1(k log μ) (no cancellation).
+  return mu * -std::expm1(static_cast<double>(k) * std::log(mu)) / (1.0 - mu);
+}
+
+double SoftmaxClassifier::decay_factor(std::int64_t k) const {
+  const double mu = config_.momentum;
+  if (k <= 0) return 1.0;
+  if (mu == 0.0) return 0.0;
+  return std::exp(static_cast<double>(k) * std::log(mu));
+}
+
+void SoftmaxClassifier::catch_up_row(int r) {
+  const auto ri = static_cast<std::size_t>(r);
+  const std::int64_t k = step_ - last_[ri];
+  if (k <= 0) return;
+  const double grow = pending_factor(k);
+  const double decay = decay_factor(k);
+  W_.row(r) += grow * vW_.row(r);
+  vW_.row(r) *= decay;
+  if (config_.bias) {
+    b_[r] += grow * vb_[r];
+    vb_[r] *= decay;
+  }
+  last_[ri] = step_;
+}
+
+void SoftmaxClassifier::effective_rows(int first, int count, MatrixD& w, VectorD& b) const {
+  w = W_.middleRows(first, count);
+  if (config_.bias) b = b_.segment(first, count);
+  for (int i = 0; i < count; ++i) {
+    const int r = first + i;
+    const double grow = pending_factor(step_ - last_[static_cast<std::size_t>(r)]);
+    if (grow == 0.0) continue;
+    w.row(i) += grow * vW_.row(r);
+    if (config_.bias) b[i] += grow * vb_[r];
+  }
+}
+
+void SoftmaxClassifier::reset_bounds() {
+  auto max_abs = [](const auto& m) { return m.size() == 0 ? 0.0 : m.cwiseAbs().maxCoeff(); };
+  velocity_bound_ = std::max({max_abs(vW_), max_abs(vb_), max_abs(vV_), max_abs(va_)});
+  const double mu = config_.momentum;
+  param_bound_ = std::max({max_abs(W_), max_abs(b_), max_abs(V_), max_abs(a_)}) + velocity_bound_ * mu / (1.0 - mu);
+}
+
+bool SoftmaxClassifier::all_rows_current() const {
+  return std::all_of(last_.begin(), last_.end(), [&](std::int64_t t) { return t == step_; });
+}
+
+SoftmaxSample SoftmaxClassifier::draw_sample(const std::vector<int>& labels) {
+  for (int c : labels) require(c >= 0 && c < config_.n_classes, "softmax: class label out of range");
+  const SoftmaxMethod method = config_.method;
+  const int K = config_.n_negatives;
+  const double log_k = std::log(static_cast<double>(K));
+  SoftmaxSample out;
+  out.offsets.reserve(labels.size() + 1);
+  out.offsets.push_back(0);
+  out.true_log_weights.assign(labels.size(), 0.0);
+  if (sampled(method)) {
+    out.negatives.reserve(labels.size() * static_cast<std::size_t>(K));
+    out.log_weights.reserve(labels.size() * static_cast<std::size_t>(K));
+  }
+  const auto n_classes = static_cast<std::uint64_t>(config_.n_classes);
+
+  // A draw from q restricted to d ≠ c: rejection from the alias table, or (when q(c) > 0.999, where rejection
+  // would be slow) inversion over the complement.
+  auto draw_complement = [&](int c) {
+    const double q_c = proposal_.probability(c);
+    if (1.0 - q_c >= 1e-3) {
+      for (;;) {
+        const int d = proposal_.sample(rng_);
+        if (d != c) return d;
+      }
+    }
+    double u = rng_.uniform() * (1.0 - q_c);
+    int last = -1;
+    for (int d = 0; d < config_.n_classes; ++d) {
+      if (d == c) continue;
+      last = d;
+      u -= proposal_.probability(d);
+      if (u < 0.0) return d;
+    }
+    return last;
+  };
+
+  for (std::size_t n = 0; n < labels.size(); ++n) {
+    const int c = labels[n];
+    switch (method) {
+      case SoftmaxMethod::kExact:
+        break;
+      case SoftmaxMethod::kImportance: {
+        // κ = 1/(K q_n(d)), q_n(d) = q(d)/(1 − q(c)).
+        const double log_rest = std::log1p(-proposal_.probability(c));
+        for (int k = 0; k < K; ++k) {
+          const int d = draw_complement(c);
+          out.negatives.push_back(d);
+          out.log_weights.push_back(log_rest - log_k - std::log(proposal_.probability(d)));
+        }
+        break;
+      }
+      case SoftmaxMethod::kBernoulli: {
+        const double alpha = bernoulli_alpha(c);
+        bernoulli_.sample(alpha, c, rng_, out.negatives, out.log_weights);
+        break;
+      }
+      case SoftmaxMethod::kRanking: {
+        for (int k = 0; k < K; ++k) {
+          auto d = static_cast<int>(rng_.below(n_classes - 1));
+          if (d >= c) ++d;
+          out.negatives.push_back(d);
+          out.log_weights.push_back(0.0);
+        }
+        break;
+      }
+      case SoftmaxMethod::kNegativeSampling: {
+        for (int k = 0; k < K; ++k) {
+          out.negatives.push_back(draw_complement(c));
+          out.log_weights.push_back(0.0);
+        }
+        break;
+      }
+      case SoftmaxMethod::kNce: {
+        out.true_log_weights[n] = log_k + std::log(proposal_.probability(c));
+        for (int k = 0; k < K; ++k) {
+          const int d = proposal_.sample(rng_);
+          out.negatives.push_back(d);
+          out.log_weights.push_back(log_k + std::log(proposal_.probability(d)));
+        }
+        break;
+      }
+      case SoftmaxMethod::kBlackOut: {
+        out.true_log_weights[n] = -std::log(proposal_.probability(c));
+        for (int k = 0; k < K; ++k) {
+          const int d = draw_complement(c);
+          out.negatives.push_back(d);
+          out.log_weights.push_back(-std::log(proposal_.probability(d)));
+        }
+        break;
+      }
+    }
+    out.offsets.push_back(static_cast<std::int64_t>(out.negatives.size()));
+  }
+  return out;
+}
+
+void SoftmaxClassifier::assign_slots(const std::vector<int>& labels, const SoftmaxSample& sample,
+                                     std::vector<int>& slot_of_class, Work& w) const {
+  w.rows.clear();
+  if (!sampled(config_.method)) {
+    w.rows.resize(static_cast<std::size_t>(config_.n_classes));
+    std::iota(w.rows.begin(), w.rows.end(), 0);
+    return;
+  }
+  w.entry_slot.resize(labels.size() + sample.negatives.size());
+  auto slot = [&](int c) {
+    int& s = slot_of_class[static_cast<std::size_t>(c)];
+    if (s < 0) {
+      s = static_cast<int>(w.rows.size());
+      w.rows.push_back(c);
+    }
+    return s;
+  };
+  for (std::size_t n = 0; n < labels.size(); ++n) {
+    const auto begin = static_cast<std::size_t>(sample.offsets[n]);
+    const auto end = static_cast<std::size_t>(sample.offsets[n + 1]);
+    const std::size_t e0 = begin + n;
+    w.entry_slot[e0] = slot(labels[n]);
+    for (std::size_t k = begin; k < end; ++k) w.entry_slot[k + n + 1] = slot(sample.negatives[k]);
+  }
+  for (int r : w.rows) slot_of_class[static_cast<std::size_t>(r)] = -1;
+}
+
+double SoftmaxClassifier::compute(const MatrixD& x, const std::vector<int>& labels, const SoftmaxSample& sample,
+                                  Work& w, bool want_gradient, bool stored_rows_current) const {
+  const Eigen::Index B = x.rows();
+  const double inv_b = 1.0 / static_cast<double>(B);
+  const bool hidden = config_.n_hidden > 0;
+  const bool bias = config_.bias;
+  features(x, w.h);
+  double total = 0.0;
+
+  if (!sampled(config_.method)) {
+    MatrixD w_eff;
+    VectorD b_eff;
+    const MatrixD* Wp = &W_;
+    const VectorD* bp = &b_;
+    if (!stored_rows_current) {
+      effective_rows(0, config_.n_classes, w_eff, b_eff);
+      Wp = &w_eff;
+      bp = &b_eff;
+    }
+    MatrixD& p = w.scores;  // B × C scores, then probabilities
+    p.noalias() = w.h * Wp->transpose();
+    if (bias) p.rowwise() += bp->transpose();
+    for (Eigen::Index n = 0; n < B; ++n) {
+      const double s_c = p(n, labels[static_cast<std::size_t>(n)]);
+      const double mx = p.row(n).maxCoeff();
+      p.row(n) = (p.row(n).array() - mx).exp().matrix();
+      const double sum = p.row(n).sum();
+      total += s_c - (mx + std::log(sum));
+      p.row(n) /= sum;
+    }
+    if (want_gradient) {
+      // γ = δ − p, scaled by 1/B.
+      MatrixD& gamma = p;
+      gamma *= -inv_b;
+      for (Eigen::Index n = 0; n < B; ++n) gamma(n, labels[static_cast<std::size_t>(n)]) += inv_b;
+      w.gW.noalias() = gamma.transpose() * w.h;
+      if (bias) w.gb = gamma.colwise().sum().transpose();
+      if (hidden) w.dh.noalias() = gamma * (*Wp);
+    }
+  } else {
+    if (want_gradient) {
+      w.gW.setZero(static_cast<Eigen::Index>(w.rows.size()), feature_dim_);
+      if (bias) w.gb.setZero(static_cast<Eigen::Index>(w.rows.size()));
+      if (hidden) w.dh.setZero(B, feature_dim_);
+    }
+    for (Eigen::Index n = 0; n < B; ++n) {
+      const auto nu = static_cast<std::size_t>(n);
+      const auto begin = static_cast<std::size_t>(sample.offsets[nu]);
+      const std::size_t m = static_cast<std::size_t>(sample.offsets[nu + 1]) - begin;
+      const std::size_t e0 = begin + nu;
+      w.s.resize(m + 1);
+      w.lw.resize(m + 1);
+      w.g.resize(m + 1);
+      const auto h = w.h.row(n);
+      for (std::size_t j = 0; j <= m; ++j) {
+        const int slot = w.entry_slot[e0 + j];
+        w.s[j] = w.Wg.row(slot).dot(h) + (bias ? w.bg[slot] : 0.0);
+      }
+      for (std::size_t j = 0; j < m; ++j) w.lw[j] = sample.log_weights[begin + j];
+      double g_c = 0.0;
+      total += sampled_terms(config_.method, margin_, w.s[0], sample.true_log_weights[nu], w.s.data() + 1,
+                             w.lw.data(), m, g_c, w.g.data() + 1);
+      w.g[0] = g_c;
+      if (!want_gradient) continue;
+      for (std::size_t j = 0; j <= m; ++j) {
+        const int slot = w.entry_slot[e0 + j];
+        const double gamma = w.g[j] * inv_b;
+        if (gamma == 0.0) continue;
+        w.gW.row(slot) += gamma * h;
+        if (bias) w.gb[slot] += gamma;
+        if (hidden) w.dh.row(n) += gamma * w.Wg.row(slot);
+      }
+    }
+  }
+
+  if (want_gradient && hidden) {
+    // h = tanh(V x + a): dL/d(pre) = dh ⊙ (1 − h²).
+    const MatrixD dpre = (w.dh.array() * (1.0 - w.h.array().square())).matrix();
+    w.gV.noalias() = dpre.transpose() * x;
+    w.ga = dpre.colwise().sum().transpose();
+  }
+  return total * inv_b;
+}
+
+double SoftmaxClassifier::objective(const MatrixD& x, const std::vector<int>& labels, const SoftmaxSample& sample,
+                                    SoftmaxParams* gradient) const {
+  check_batch(x, labels);
+  const std::size_t B = labels.size();
+  if (sampled(config_.method)) {
+    require(sample.offsets.size() == B + 1 && sample.offsets[0] == 0, "softmax: sample does not match the batch");
+    for (std::size_t n = 0; n < B; ++n)
+      require(sample.offsets[n + 1] >= sample.offsets[n], "softmax: sample offsets must be non-decreasing");
+    const auto total = static_cast<std::size_t>(sample.offsets[B]);
+    require(sample.negatives.size() == total && sample.log_weights.size() == total &&
+                sample.true_log_weights.size() == B,
+            "softmax: sample sizes are inconsistent");
+    for (int d : sample.negatives) require(d >= 0 && d < config_.n_classes, "softmax: sampled class out of range");
+  }
+  Work w;
+  std::vector<int> slot_map;
+  if (sampled(config_.method)) slot_map.assign(static_cast<std::size_t>(config_.n_classes), -1);
+  assign_slots(labels, sample, slot_map, w);
+  if (sampled(config_.method)) {
+    const auto R = static_cast<Eigen::Index>(w.rows.size());
+    w.Wg.resize(R, feature_dim_);
+    if (config_.bias) w.bg.resize(R);
+    MatrixD row;
+    VectorD brow;
+    for (Eigen::Index i = 0; i < R; ++i) {
+      effective_rows(w.rows[static_cast<std::size_t>(i)], 1, row, brow);
+      w.Wg.row(i) = row.row(0);
+      if (config_.bias) w.bg[i] = brow[0];
+    }
+  }
+  const double value = compute(x, labels, sample, w, gradient != nullptr, all_rows_current());
+  if (gradient != nullptr) {
+    gradient->W = MatrixD::Zero(config_.n_classes, feature_dim_);
+    gradient->b = config_.bias ? VectorD(VectorD::Zero(config_.n_classes)) : VectorD();
+    for (std::size_t i = 0; i < w.rows.size(); ++i) {
+      const auto slot = static_cast<Eigen::Index>(i);
+      gradient->W.row(w.rows[i]) = w.gW.row(slot);
+      if (config_.bias) gradient->b[w.rows[i]] = w.gb[slot];
+    }
+    if (config_.n_hidden > 0) {
+      gradient->V = w.gV;
+      gradient->a = w.ga;
+    } else {
+      gradient->V = MatrixD();
+      gradient->a = VectorD();
+    }
+  }
+  return value;
+}
+
+double SoftmaxClassifier::train_batch(const MatrixD& x, const std::vector<int>& labels) {
+  check_batch(x, labels);
+  const SoftmaxSample sample = draw_sample(labels);
+  Work w;
+  // The exact method's C × F gradient and B × C scores reuse the previous update's buffers: allocating them afresh
+  // costs page faults on every update, more than the arithmetic at C = 10⁵.
+  struct LendScratch {
+    Work& work;
+    SoftmaxClassifier& model;
+    LendScratch(Work& w_, SoftmaxClassifier& m) : work(w_), model(m) {
+      work.gW.swap(model.scratch_gradient_.matrix);
+      work.scores.swap(model.scratch_scores_.matrix);
+    }
+    ~LendScratch() {
+      work.gW.swap(model.scratch_gradient_.matrix);
+      work.scores.swap(model.scratch_scores_.matrix);
+    }
+    LendScratch(const LendScratch&) = delete;
+    LendScratch& operator=(const LendScratch&) = delete;
+  } lend(w, *this);
+  assign_slots(labels, sample, slot_of_class_, w);
+  // Bring the touched rows up to date (the closed form of the momentum steps they missed), then gather them.
+  for (int r : w.rows) catch_up_row(r);
+  const bool is_sampled = sampled(config_.method);
+  if (is_sampled) {
+    const auto R = static_cast<Eigen::Index>(w.rows.size());
+    w.Wg.resize(R, feature_dim_);
+    if (config_.bias) w.bg.resize(R);
+    for (Eigen::Index i = 0; i < R; ++i) {
+      const int r = w.rows[static_cast<std::size_t>(i)];
+      w.Wg.row(i) = W_.row(r);
+      if (config_.bias) w.bg[i] = b_[r];
+    }
+  }
+  const double value = compute(x, labels, sample, w, true, true);
+  double g_max = 0.0;
+  bool finite = std::isfinite(value);
+  auto scan = [&](const auto& m) {
+    const double* p = m.data();
+    for (Eigen::Index i = 0; i < m.size(); ++i) {
+      const double a = std::abs(p[i]);
+      finite = finite && a <= std::numeric_limits<double>::max();
+      g_max = std::max(g_max, a);
+    }
+  };
+  scan(w.gW);
+  if (config_.bias) scan(w.gb);
+  if (config_.n_hidden > 0) {
+    scan(w.gV);
+    scan(w.ga);
+  }
+  if (!finite) throw Error(ErrorCode::kNumeric, "softmax: the gradient is not finite (learning rate too large?)");
+
+  const double lr = config_.learning_rate;
+  const double mu = config_.momentum;
+  // Running bounds on |θ| and |v| (every entry, pending lazy momentum included) refuse an update that could
+  // overflow before anything is written; they are recomputed from the parameters when they get loose.
+  double v_bound = mu * velocity_bound_ + lr * g_max;
+  if (!(param_bound_ + v_bound < kParameterLimit)) {
+    reset_bounds();
+    v_bound = mu * velocity_bound_ + lr * g_max;
+    if (!(param_bound_ + v_bound < kParameterLimit))
+      throw Error(ErrorCode::kNumeric, "softmax: the update would take parameters beyond 1e300 (diverging?)");
+  }
+  velocity_bound_ = v_bound;
+  param_bound_ += v_bound;
+  const std::int64_t next = step_ + 1;
+  auto update_row = [&](int r, const double* g, double gb) {
+    double* v = vW_.row(r).data();
+    double* wr = W_.row(r).data();
+    for (int j = 0; j < feature_dim_; ++j) {
+      v[j] = mu * v[j] + lr * (g != nullptr ? g[j] : 0.0);
+      wr[j] += v[j];
+    }
+    if (config_.bias) {
+      vb_[r] = mu * vb_[r] + lr * gb;
+      b_[r] += vb_[r];
+    }
+    last_[static_cast<std::size_t>(r)] = next;
+  };
+  if (config_.dense_updates && is_sampled) {
+    // Reference mode: every row takes its momentum step now (rows are always current in this mode).
+    std::vector<int> slot(static_cast<std::size_t>(config_.n_classes), -1);
+    for (std::size_t i = 0; i < w.rows.size(); ++i) slot[static_cast<std::size_t>(w.rows[i])] = static_cast<int>(i);
+    for (int r = 0; r < config_.n_classes; ++r) {
+      const int s = slot[static_cast<std::size_t>(r)];
+      if (s >= 0) {
+        update_row(r, w.gW.row(s).data(), config_.bias ? w.gb[s] : 0.0);
+      } else {
+        catch_up_row(r);
+        update_row(r, nullptr, 0.0);
+      }
+    }
+  } else {
+    for (std::size_t i = 0; i < w.rows.size(); ++i) {
+      const auto s = static_cast<Eigen::Index>(i);
+      update_row(w.rows[i], w.gW.row(s).data(), config_.bias ? w.gb[s] : 0.0);
+    }
+  }
+  if (config_.n_hidden > 0) {
+    vV_ = mu * vV_ + lr * w.gV;
+    V_ += vV_;
+    va_ = mu * va_ + lr * w.ga;
+    a_ += va_;
+  }
+  step_ = next;
+  rows_touched_ = static_cast<int>(w.rows.size());
+  return value;
+}
+
+template <class Visitor>
+void SoftmaxClassifier::visit_scores(const MatrixD& x, Visitor&& visit) const {
+  MatrixD h;
+  features(x, h);
+  const Eigen::Index N = x.rows();
+  const Eigen::Index C = config_.n_classes;
+  MatrixD w_block;
+  VectorD b_block;
+  MatrixD s;
+  for (Eigen::Index c0 = 0; c0 < C; c0 += kClassBlock) {
+    const Eigen::Index nc = std::min(kClassBlock, C - c0);
+    effective_rows(static_cast<int>(c0), static_cast<int>(nc), w_block, b_block);
+    for (Eigen::Index r0 = 0; r0 < N; r0 += kRowChunk) {
+      const Eigen::Index nr = std::min(kRowChunk, N - r0);
+      s.noalias() = h.middleRows(r0, nr) * w_block.transpose();
+      if (config_.bias) s.rowwise() += b_block.transpose();
+      visit(r0, nr, c0, s);
+    }
+  }
+}
+
+MatrixD SoftmaxClassifier::log_prob(const MatrixD& x) const {
+  require(x.cols() == config_.n_inputs, "softmax: x must have n_inputs columns");
+  require(x.allFinite(), "softmax: x has a non-finite entry");
+  MatrixD out(x.rows(), config_.n_classes);
+  visit_scores(x, [&](Eigen::Index r0, Eigen::Index nr, Eigen::Index c0, const MatrixD& s) {
+    out.block(r0, c0, nr, s.cols()) = s;
+  });
+  for (Eigen::Index n = 0; n < out.rows(); ++n) {
+    const double mx = out.row(n).maxCoeff();
+    const double lse = mx + std::log((out.row(n).array() - mx).exp().sum());
+    out.row(n).array() -= lse;
+  }
+  return out;
+}
+
+VectorD SoftmaxClassifier::log_prob(const MatrixD& x, const std::vector<int>& labels) const {
+  check_batch(x, labels);
+  const Eigen::Index N = x.rows();
+  VectorD mx = VectorD::Constant(N, -std::numeric_limits<double>::infinity());
+  VectorD sum = VectorD::Zero(N);
+  VectorD s_label(N);
+  visit_scores(x, [&](Eigen::Index r0, Eigen::Index nr, Eigen::Index c0, const MatrixD& s) {
+    for (Eigen::Index i = 0; i < nr; ++i) {
+      const Eigen::Index n = r0 + i;
+      const Eigen::Index c = labels[static_cast<std::size_t>(n)] - c0;
+      if (c >= 0 && c < s.cols()) s_label[n] = s(i, c);
+      const double bm = s.row(i).maxCoeff();
+      if (bm > mx[n]) {
+        sum[n] = sum[n] * std::exp(mx[n] - bm);
+        mx[n] = bm;
+      }
+      sum[n] += (s.row(i).array() - mx[n]).exp().sum();
+    }
+  });
+  return s_label - (mx.array() + sum.array().log()).matrix();
+}
+
+double SoftmaxClassifier::mean_log_likelihood(const MatrixD& x, const std::vector<int>& labels) const {
+  return log_prob(x, labels).mean();
+}
+
+std::vector<int> SoftmaxClassifier::predict(const MatrixD& x) const {
+  require(x.cols() == config_.n_inputs, "softmax: x must have n_inputs columns");
+  require(x.allFinite(), "softmax: x has a non-finite entry");
+  const auto N = static_cast<std::size_t>(x.rows());
+  std::vector<int> best(N, 0);
+  std::vector<double> best_score(N, -std::numeric_limits<double>::infinity());
+  visit_scores(x, [&](Eigen::Index r0, Eigen::Index nr, Eigen::Index c0, const MatrixD& s) {
+    for (Eigen::Index i = 0; i < nr; ++i) {
+      Eigen::Index arg;
+      const double v = s.row(i).maxCoeff(&arg);
+      const auto n = static_cast<std::size_t>(r0 + i);
+      if (v > best_score[n]) {
+        best_score[n] = v;
+        best[n] = static_cast<int>(c0 + arg);
+      }
+    }
+  });
+  return best;
+}
+
+SoftmaxParams SoftmaxClassifier::parameters() const {
+  SoftmaxParams p;
+  effective_rows(0, config_.n_classes, p.W, p.b);
+  if (!config_.bias) p.b = VectorD();
+  p.V = V_;
+  p.a = a_;
+  return p;
+}
+
+void SoftmaxClassifier::set_parameters(const SoftmaxParams& p) {
+  const Eigen::Index C = config_.n_classes;
+  require(p.W.rows() == C && p.W.cols() == feature_dim_, "softmax: W must be n_classes x feature_dim");
+  require(config_.bias ? p.b.size() == C : p.b.size() == 0, "softmax: b must have n_classes entries (empty without bias)");
+  if (config_.n_hidden > 0) {
+    require(p.V.rows() == config_.n_hidden && p.V.cols() == config_.n_inputs, "softmax: V must be n_hidden x n_inputs");
+    require(p.a.size() == config_.n_hidden, "softmax: a must have n_hidden entries");
+  } else {
+    require(p.V.size() == 0 && p.a.size() == 0, "softmax: V and a must be empty without a hidden layer");
+  }
+  require(p.W.allFinite() && p.b.allFinite() && p.V.allFinite() && p.a.allFinite(),
+          "softmax: parameters must be finite");
+  W_ = p.W;
+  vW_.setZero();
+  if (config_.bias) {
+    b_ = p.b;
+    vb_.setZero();
+  }
+  if (config_.n_hidden > 0) {
+    V_ = p.V;
+    a_ = p.a;
+    vV_.setZero();
+    va_.setZero();
+  }
+  std::fill(last_.begin(), last_.end(), step_);
+  reset_bounds();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Serialization
+
+Bytes SoftmaxClassifier::serialize() const {
+  ByteWriter out;
+  out.u32(kSoftmaxLayout);
+  out.i32(config_.n_inputs);
+  out.i32(config_.n_classes);
+  out.i32(config_.n_hidden);
+  out.u8(config_.bias ? 1 : 0);
+  out.i32(static_cast<std::int32_t>(config_.method));
+  out.i32(config_.n_negatives);
+  out.f64(config_.learning_rate);
+  out.f64(config_.momentum);
+  out.f64(config_.proposal_power);
+  out.f64(config_.ranking_margin);
+  out.f64(config_.frequency_smoothing);
+  out.f64(config_.init_sd);
+  out.u8(config_.dense_updates ? 1 : 0);
+  out.u64(config_.seed);
+  out.i64(step_);
+  std::uint64_t state[4];
+  rng_.get_state(state);
+  for (std::uint64_t s : state) out.u64(s);
+  for (std::int64_t n : counts_) out.i64(n);
+  auto write = [&](const auto& m) { out.f64s(m.data(), static_cast<std::size_t>(m.size())); };
+  write(W_);
+  write(b_);
+  write(V_);
+  write(a_);
+  write(vW_);
+  write(vb_);
+  write(vV_);
+  write(va_);
+  for (std::int64_t t : last_) out.i64(t);
+  return wrap_payload(ObjectKind::kSoftmax, out.take());
+}
+
+SoftmaxClassifier SoftmaxClassifier::deserialize(const std::uint8_t* data, std::size_t size) {
+  const Bytes payload = unwrap_payload(data, size, ObjectKind::kSoftmax);
+  ByteReader in(payload.data(), payload.size());
+  auto bad = [](const std::string& what) { return Error(ErrorCode::kFormat, "softmax: " + what); };
+  if (in.u32() != kSoftmaxLayout) throw bad("unsupported payload layout");
+  SoftmaxConfig c;
+  c.n_inputs = in.i32();
+  c.n_classes = in.i32();
+  c.n_hidden = in.i32();
+  const std::uint8_t bias = in.u8();
+  const std::int32_t method = in.i32();
+  if (bias > 1) throw bad("bad bias flag");
+  if (method < 0 || method > static_cast<std::int32_t>(SoftmaxMethod::kBlackOut)) throw bad("unknown method");
+  c.bias = bias == 1;
+  c.method = static_cast<SoftmaxMethod>(method);
+  c.n_negatives = in.i32();
+  c.learning_rate = in.f64();
+  c.momentum = in.f64();
+  c.proposal_power = in.f64();
+  c.ranking_margin = in.f64();
+  c.frequency_smoothing = in.f64();
+  c.init_sd = in.f64();
+  const std::uint8_t dense = in.u8();
+  if (dense > 1) throw bad("bad dense_updates flag");
+  c.dense_updates = dense == 1;
+  c.seed = in.u64();
+  try {
+    validate_config(c);
+  } catch (const Error& e) {
+    throw bad(std::string("invalid configuration: ") + e.what());
+  }
+  // Check the sizes against the bytes left before allocating anything.
+  const auto C = static_cast<std::uint64_t>(c.n_classes);
+  const auto D = static_cast<std::uint64_t>(c.n_inputs);
+  const auto H = static_cast<std::uint64_t>(c.n_hidden);
+  const std::uint64_t F = H > 0 ? H : D;
+  // step, generator state, counts, parameters and velocities, row update counts (all 8-byte words).
+  const double approx_words = 1.0 + 4.0 + 2.0 * static_cast<double>(C) +
+                              2.0 * (static_cast<double>(C) * static_cast<double>(F) + (c.bias ? static_cast<double>(C) : 0.0) +
+                                     static_cast<double>(H) * static_cast<double>(D) + static_cast<double>(H));
+  if (approx_words > static_cast<double>(in.remaining()) / 8.0 + 1.0) throw bad("payload is too short for its shape");
+  const std::uint64_t words = 1 + 4 + 2 * C + 2 * (C * F + (c.bias ? C : 0) + H * D + H);
+  if (in.remaining() != words * 8) throw bad("payload size does not match the shape");
+
+  // A configuration can pass validation and still give no sampling distribution (e.g. f^proposal_power
+  // underflowing for every class): that is malformed data too.
+  auto no_samplers = [&](const Error& e) {
+    return bad(std::string("class counts give no valid sampling distribution: ") + e.what());
+  };
+  auto make = [&]() {
+    try {
+      return SoftmaxClassifier(c, NoInit{});
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::kArgument) throw no_samplers(e);
+      throw;
+    }
+  };
+  SoftmaxClassifier model = make();
+  model.step_ = in.i64();
+  if (model.step_ < 0) throw bad("negative update count");
+  std::uint64_t state[4];
+  for (auto& s : state) s = in.u64();
+  model.rng_.set_state(state);
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(C));
+  for (auto& n : counts) {
+    n = in.i64();
+    if (n < 0) throw bad("negative class count");
+  }
+  model.counts_ = std::move(counts);
+  try {
+    model.rebuild_samplers();
+  } catch (const Error& e) {  // counts, smoothing and proposal power that no sampler accepts
+    if (e.code() == ErrorCode::kArgument) throw no_samplers(e);
+    throw;
+  }
+  auto read = [&](auto& m) {
+    in.f64s(m.data(), static_cast<std::size_t>(m.size()));
+    if (!m.allFinite()) throw bad("non-finite parameter");
+  };
+  read(model.W_);
+  read(model.b_);
+  read(model.V_);
+  read(model.a_);
+  read(model.vW_);
+  read(model.vb_);
+  read(model.vV_);
+  read(model.va_);
+  for (auto& t : model.last_) {
+    t = in.i64();
+    if (t < 0 || t > model.step_) throw bad("row update count out of range");
+  }
+  in.expect_end();
+  model.reset_bounds();
+  return model;
+}
+
+void SoftmaxClassifier::save(const std::string& path) const { write_file_atomic(path, serialize()); }
+
+SoftmaxClassifier SoftmaxClassifier::load(const std::string& path) {
+  const Bytes bytes = read_file(path);
+  try {
+    return deserialize(bytes);
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kFormat) throw Error(ErrorCode::kFormat, "'" + path + "': " + e.what());
+    throw;
+  }
+}
+
+}  // namespace zeta
