@@ -218,12 +218,6 @@ export class SoftmaxClassifier implements Disposable {
   readonly disposed: boolean;
 }
 
-declare const zeta: {
-  init: typeof init; version: typeof version; abiVersion: typeof abiVersion; optionKeys: typeof optionKeys;
-  memoryBytes: typeof memoryBytes; hasFunction: typeof hasFunction; rawModule: typeof rawModule;
-  ZetaError: typeof ZetaError; Options: typeof Options; Dataset: typeof Dataset; Rbm: typeof Rbm;
-  Trainer: typeof Trainer; EbpNet: typeof EbpNet; EBP_P: 0; EBP_D: 1; EBP_P_Z: 2;
-  SoftmaxClassifier: typeof SoftmaxClassifier; SOFTMAX_EXACT: 0; SOFTMAX_IMPORTANCE: 1; SOFTMAX_BERNOULLI: 2;
-  SOFTMAX_RANKING: 3; SOFTMAX_NEGATIVE_SAMPLING: 4; SOFTMAX_NCE: 5; SOFTMAX_BLACKOUT: 6;
-};
+/** Every named export above as one object (`import zeta from 'zeta-wasm'`). */
+declare const zeta: Omit<typeof import('./zeta.js'), 'default'>;
 export default zeta;
