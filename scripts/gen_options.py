@@ -67,7 +67,8 @@ def split_arguments(text, i):
             i = j + 1
             continue
         if text.startswith("//", i):
-            i = text.find("\n", i)
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
             continue
         if c == "(":
             depth += 1
