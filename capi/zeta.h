@@ -185,18 +185,18 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *   adaptive_tempering     0      0,1       move the PT ladder to maximise the replicas' round-trip flow
  *   adapt_interval         200    int >= 1  sampler iterations between ladder moves
  *   adapt_damping          0.5    (0, 1]    fraction of the way to the optimal ladder per move
- *   data_move_rungs        0      int >= 0  PCD/PT: the coldest rungs (<= M; PCD: <= 1) whose chains also get
- *                                           a hidden-space Metropolis-Hastings move per sweep proposing from
- *                                           the aggregate posterior of recent training rows; 0 = paper 1's
- *                                           sampler (CD: must be 0)
+ *   data_move_rungs        0      int >= 0  PCD/PT: the coldest rungs (<= M; PCD: <= 1) whose chains also get a
+ *                                           hidden-space Metropolis-Hastings move per sweep proposing from the
+ *                                           aggregate posterior of recent training rows; 0 = paper 1's sampler
+ *                                           (CD: must be 0)
  *   data_pool_rows         1000   int >= 1  recent training rows that proposal is built from
- *   cold_sweep_rungs       0      int >= 0  PCD/PT: the coldest rungs (<= M; PCD: <= 1) that get cold_sweeps
- *                                           extra Gibbs sweeps per update (with their data moves); they relax
- *                                           slowest and bias the tracker while they lag; 0 = paper 1's sampler
+ *   cold_sweep_rungs       0      int >= 0  PCD/PT: the coldest rungs (<= M; PCD: <= 1) that get cold_sweeps extra
+ *                                           Gibbs sweeps per update (with their data moves); they relax slowest
+ *                                           and bias the tracker while they lag; 0 = paper 1's sampler
  *   cold_sweeps            0      int >= 0  extra Gibbs sweeps per update at those rungs (CD: both must be 0)
  *   single_precision       1      0,1       float sampling kernels (faster) or double throughout
- *   seed                   0      int in [0, 2^53]  seeds the generator of the handle made (trainer, EBP,
- *                                           softmax): the only key that applies to every kind
+ *   seed                   0      int 0..2^53  seeds the generator of the handle made (trainer, EBP, softmax,
+ *                                           MLP): the only key that applies to every kind
  *   tracker_sigma_b2       1e-3   > 0       log Z tracker: bias drift variance per update, times eps_t
  * EBP nets (zeta_ebp_new):
  *   ebp_binary_weights     1      0,1       1: binary (+-1) weights, 0: real (Gaussian) weights

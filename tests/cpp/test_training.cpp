@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "test_util.hpp"
 #include "zeta/base/data.hpp"
 #include "zeta/base/error.hpp"
 #include "zeta/rbm/estimators.hpp"
+#include "zeta/rbm/session.hpp"
 #include "zeta/rbm/trainer.hpp"
 
 namespace zeta {
@@ -205,6 +208,125 @@ TEST(Training, RejectsBadConfigurationAndBatches) {
   SmlTrainer trainer(rbm, config);
   EXPECT_THROW(trainer.step(MatrixD::Zero(3, 5)), Error);
   EXPECT_THROW(trainer.step(MatrixD::Zero(0, 6)), Error);
+}
+
+// ---- RbmTrainingSession ---------------------------------------------------------------------------------------
+
+// Bars-and-Stripes 3x3 with Hinton's initialisation: a small model every session test starts from.
+Rbm session_model() {
+  Rbm rbm(9, 16);
+  Rng rng(1);
+  rbm.init_from_data(bars_and_stripes(3), rng);
+  return rbm;
+}
+
+TrainerConfig session_config(NegativePhase method) {
+  TrainerConfig config;
+  config.method = method;
+  config.n_temperatures = 4;
+  config.chains_per_temperature = 5;
+  config.learning_rate = 0.05;
+  config.seed = 7;
+  return config;
+}
+
+TEST(TrainingSession, PicksTheTrackerForParallelTemperingOnly) {
+  Rbm a = session_model(), b = session_model(), c = session_model();
+  EXPECT_NE(RbmTrainingSession(a, session_config(NegativePhase::kPT)).tracked(), nullptr);
+  EXPECT_EQ(RbmTrainingSession(b, session_config(NegativePhase::kPCD)).tracked(), nullptr);
+  EXPECT_EQ(RbmTrainingSession(c, session_config(NegativePhase::kCD)).tracked(), nullptr);
+  RbmTrainingSession pcd(b, session_config(NegativePhase::kPCD));
+  EXPECT_EQ(pcd.trainer().n_temperatures(), 1);
+  EXPECT_EQ(&pcd.rbm(), &b);
+}
+
+// A diverging update is undone exactly, the restored model counts as changed, and training goes on from a model
+// that can be trained: the next step works (and, under PT, the tracker restarts and tracks again).
+TEST(TrainingSession, DivergingUpdateIsUndoneAndTheNextStepWorks) {
+  const MatrixD data = bars_and_stripes(3);
+  for (NegativePhase method : {NegativePhase::kCD, NegativePhase::kPCD, NegativePhase::kPT}) {
+    SCOPED_TRACE(static_cast<int>(method));
+    Rbm rbm = session_model();
+    TrainerConfig config = session_config(method);
+    // W ← W (1 − ε λ) + ε g = −2 W + ε g: from a weight of 1e308, the update overflows whatever the batch.
+    // Double precision throughout, so that the planted weight is finite in the sampler too and only the update
+    // overflows.
+    config.learning_rate = 1.0;
+    config.weight_decay = 3.0;
+    config.single_precision = false;
+    RbmTrainingSession session(rbm, config);
+    session.step(data);  // a healthy step first: the chains are under way when an update diverges
+    rbm.W(2, 3) = 1e308;
+    ++rbm.revision;
+    const Rbm before = rbm;
+    try {
+      session.step(data);
+      ADD_FAILURE() << "the step did not diverge";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kNumeric) << e.what();
+    }
+    EXPECT_TRUE(rbm.W == before.W);
+    EXPECT_TRUE(rbm.b == before.b);
+    EXPECT_TRUE(rbm.c == before.c);
+    EXPECT_GT(rbm.revision, before.revision);
+    // The same model diverges the same way again, and is restored again.
+    EXPECT_THROW(session.step(data), Error);
+    EXPECT_TRUE(rbm.W == before.W);
+    // Changed outside the session (as zeta_rbm_set_params does), the model trains on.
+    rbm.W(2, 3) = 0.0;
+    ++rbm.revision;
+    const MatrixD sane_W = rbm.W;
+    EXPECT_NO_THROW(session.step(data));
+    EXPECT_TRUE(rbm.W.allFinite() && rbm.b.allFinite() && rbm.c.allFinite());
+    EXPECT_FALSE(rbm.W == sane_W);
+    if (session.tracked() != nullptr) {
+      EXPECT_TRUE(std::isfinite(session.tracked()->log_z()));
+    }
+  }
+}
+
+// train() is step() on consecutive mini-batches that wrap around the data, reporting each update.
+TEST(TrainingSession, TrainStepsThroughWrappedBatchesAndCanBeCancelled) {
+  const MatrixD data = bars_and_stripes(3).topRows(5);
+  Rbm trained = session_model(), stepped = session_model();
+  RbmTrainingSession a(trained, session_config(NegativePhase::kPT));
+  RbmTrainingSession b(stepped, session_config(NegativePhase::kPT));
+  std::vector<double> reported;
+  a.train(data, 3, 4, [&](const Progress& p) {
+    EXPECT_STREQ(p.stage, "training");
+    EXPECT_EQ(p.total, 4);
+    EXPECT_EQ(p.done, static_cast<std::int64_t>(reported.size()) + 1);
+    reported.push_back(p.value);
+    return true;
+  });
+  const int rows[4][3] = {{0, 1, 2}, {3, 4, 0}, {1, 2, 3}, {4, 0, 1}};
+  MatrixD batch(3, 9);
+  for (const auto& r : rows) {
+    for (int i = 0; i < 3; ++i) batch.row(i) = data.row(r[i]);
+    b.step(batch);
+  }
+  EXPECT_TRUE(trained.W == stepped.W);
+  EXPECT_TRUE(trained.b == stepped.b && trained.c == stepped.c);
+  ASSERT_EQ(reported.size(), 4u);
+  EXPECT_EQ(reported.back(), b.tracked()->log_z());
+
+  // Cancelled after the second update: those two are kept. Without PT the reported value is NaN.
+  Rbm plain = session_model();
+  RbmTrainingSession c(plain, session_config(NegativePhase::kPCD));
+  int calls = 0;
+  try {
+    c.train(data, 2, 10, [&](const Progress& p) {
+      EXPECT_TRUE(std::isnan(p.value));
+      return ++calls < 2;
+    });
+    ADD_FAILURE() << "not cancelled";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kCancelled);
+    EXPECT_NE(std::string(e.what()).find("after 2 of 10 updates"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(c.trainer().steps(), 2);
+  EXPECT_THROW(c.train(data, 0, 1), Error);
+  EXPECT_THROW(c.train(data, 1, 0), Error);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/labels.hpp"
 
 namespace zeta {
 namespace {
@@ -393,6 +394,11 @@ std::vector<int> Ebp::decide(const EbpScores& s, EbpOutput which) {
 
 std::vector<int> Ebp::predict(const MatrixD& x, EbpOutput which) const { return decide(scores(x), which); }
 std::vector<int> Ebp::predict(const CsrMatrix& x, EbpOutput which) const { return decide(scores(x), which); }
+
+double Ebp::error_rate(const MatrixD& x, const std::vector<int>& labels, EbpOutput which) const {
+  require(static_cast<std::int64_t>(labels.size()) == x.rows(), "EBP error rate needs one label per row");
+  return zeta::error_rate(predict(x, which), n_outputs() == 1 ? sign_labels(labels) : labels);
+}
 
 EbpMoments Ebp::moments(const MatrixD& x) const {
   require(x.cols() == config_.n_inputs, "EBP input has the wrong number of columns");

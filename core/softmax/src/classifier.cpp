@@ -7,6 +7,7 @@
 #include <string>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/labels.hpp"
 
 namespace zeta {
 
@@ -777,8 +778,15 @@ VectorD SoftmaxClassifier::log_prob(const MatrixD& x, const std::vector<int>& la
   return s_label - (mx.array() + sum.array().log()).matrix();
 }
 
+MatrixD SoftmaxClassifier::probabilities(const MatrixD& x) const { return log_prob(x).array().exp().matrix(); }
+
 double SoftmaxClassifier::mean_log_likelihood(const MatrixD& x, const std::vector<int>& labels) const {
   return log_prob(x, labels).mean();
+}
+
+double SoftmaxClassifier::error_rate(const MatrixD& x, const std::vector<int>& labels) const {
+  require(static_cast<std::int64_t>(labels.size()) == x.rows(), "softmax: one label per row of x needed");
+  return zeta::error_rate(predict(x), labels);
 }
 
 std::vector<int> SoftmaxClassifier::predict(const MatrixD& x) const {

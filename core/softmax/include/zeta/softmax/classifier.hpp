@@ -140,9 +140,11 @@ class SoftmaxClassifier {
 
   // Exact evaluation (log-sum-exp over all classes in double, blocked over classes so any C fits in memory).
   MatrixD log_prob(const MatrixD& x) const;                                      // N × C
+  MatrixD probabilities(const MatrixD& x) const;                                 // exp(log_prob(x))
   VectorD log_prob(const MatrixD& x, const std::vector<int>& labels) const;      // log p(c_n|x_n)
   double mean_log_likelihood(const MatrixD& x, const std::vector<int>& labels) const;
   std::vector<int> predict(const MatrixD& x) const;                              // argmax_c p(c|x)
+  double error_rate(const MatrixD& x, const std::vector<int>& labels) const;     // share of argmax ≠ label
 
   // The current parameters (lazy momentum applied), and replacing them (resets the momentum).
   SoftmaxParams parameters() const;
