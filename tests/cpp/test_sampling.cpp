@@ -8,7 +8,10 @@
 
 #include "test_util.hpp"
 #include "zeta/base/error.hpp"
+#include "zeta/rbm/bridge_cache.hpp"
+#include "zeta/rbm/data_moves.hpp"
 #include "zeta/rbm/estimators.hpp"
+#include "zeta/rbm/ladder.hpp"
 #include "zeta/rbm/tempering.hpp"
 
 namespace zeta {
@@ -200,7 +203,7 @@ TEST(Sampling, OwnLogQMatchesModel) {
 }
 
 // In float, log q̃ takes the chains' float pre-activations and evaluates the bounded part of each softplus,
-// log(1 + e^{−β|a|}), by the atanh series of softplus_tail (sampler.cpp) with at most 1.5e-7 absolute error per
+// log(1 + e^{−β|a|}), by the atanh series of softplus_tail (zeta/base/kernels.hpp) with at most 1.5e-7 absolute error per
 // entry; everything else is exact or summed in double. So against the same sums in double over the same float
 // pre-activations, each row may differ by at most n_h · 1.5e-7. Pre-activations span about ±40 (weights sd 3 over
 // 60 visibles), and β runs from 0.01 (t = e^{−β|a|} near 1, where the series converges slowest) to 1.
@@ -439,6 +442,181 @@ TEST(Sampling, AdaptiveLadderStaysValidAndImprovesRoundTrips) {
   // linear ladder" holds with a margin near 3 sd.
   EXPECT_GT(adapted, linear)
       << "adapted ladder made " << adapted << " round trips, linear " << linear;
+}
+
+// The ladder's replica labels on their own: three rungs, one replica each. A replica that last visited β = 0
+// arriving at β = 1 completes a round trip; staying there does not complete another.
+TEST(Sampling, LadderCountsRoundTrips) {
+  TemperatureLadder ladder({1.0, 0.5, 0.0}, 1, /*adaptive=*/false, 1, 0.5);
+  ladder.record_flow();  // replica 0 labelled +1 (at β = 1), replica 2 labelled −1 (at β = 0)
+  EXPECT_EQ(ladder.round_trips(), 0);
+  ladder.exchange(0, 2);  // replica 2 jumps to β = 1, replica 0 to β = 0
+  ladder.record_flow();
+  EXPECT_EQ(ladder.round_trips(), 1);
+  ladder.record_flow();
+  EXPECT_EQ(ladder.round_trips(), 1);
+  ladder.exchange(0, 2);  // and back: replica 0 has now been to β = 0 as well
+  ladder.record_flow();
+  EXPECT_EQ(ladder.round_trips(), 2);
+  EXPECT_FALSE(ladder.maybe_move());  // a fixed ladder never moves
+  EXPECT_EQ(ladder.moves(), 0);
+  EXPECT_EQ(ladder.betas(), (std::vector<double>{1.0, 0.5, 0.0}));
+}
+
+// The feedback move on its own. With the replicas at the two upper rungs last from β = 1 and the one at β = 0 from
+// there, f = (1, 1, 0): the whole drop of f lies between β = 0.5 and 0, so the middle rung moves into that
+// interval, to where ∫η (η = sqrt(Δf/Δβ), Δf floored at 1e-3/M) reaches half its total. Damping 1 takes the
+// whole step.
+TEST(Sampling, LadderMovesItsRungsTowardsTheDropOfTheFlow) {
+  TemperatureLadder ladder({1.0, 0.5, 0.0}, 1, /*adaptive=*/true, /*interval=*/2, /*damping=*/1.0);
+  ladder.record_flow();  // rung 1 has no labelled replica yet
+  EXPECT_FALSE(ladder.maybe_move());  // one iteration of the interval's two
+  EXPECT_FALSE(ladder.maybe_move());  // the interval is over, but no statistics at rung 1: no move
+  ladder.exchange(0, 1);              // the replica from β = 1 steps down to rung 1
+  ladder.record_flow();
+  EXPECT_FALSE(ladder.maybe_move());
+  ASSERT_TRUE(ladder.maybe_move());
+  EXPECT_EQ(ladder.moves(), 1);
+  const double lower_density = std::sqrt((1e-3 / 3) / 0.5), upper_density = std::sqrt(1.0 / 0.5);
+  const double half_mass = 0.5 * (0.5 * lower_density + 0.5 * upper_density);
+  const double expected = 0.5 - (half_mass - 0.5 * lower_density) / upper_density;
+  const auto& betas = ladder.betas();
+  ASSERT_EQ(betas.size(), 3u);
+  EXPECT_EQ(betas[0], 1.0);
+  EXPECT_NEAR(betas[1], expected, 1e-12);
+  EXPECT_LT(betas[1], 0.3);
+  EXPECT_EQ(betas[2], 0.0);
+
+  // Keeping the coldest rungs ends the ladder above β = 0 and stops the adaptation.
+  ladder.keep_coldest_rungs(2);
+  ASSERT_EQ(ladder.rungs(), 2);
+  ladder.record_flow();
+  for (int i = 0; i < 10; ++i) EXPECT_FALSE(ladder.maybe_move());
+  EXPECT_EQ(ladder.moves(), 1);
+}
+
+TEST(Sampling, LadderRejectsBadLadders) {
+  EXPECT_THROW(TemperatureLadder({1.0, 0.0}, 1, /*adaptive=*/true, 1, 0.5), Error);  // adaptive needs 3 rungs
+  EXPECT_THROW(TemperatureLadder({1.0, 0.5, 0.0}, 1, true, 0, 0.5), Error);
+  EXPECT_THROW(TemperatureLadder({1.0, 0.5, 0.0}, 1, true, 1, 0.0), Error);
+  EXPECT_THROW(TemperatureLadder({0.9, 0.5, 0.0}, 1, false, 1, 0.5), Error);
+  TemperatureLadder ladder({1.0, 0.5, 0.0}, 2, false, 1, 0.5);
+  EXPECT_THROW(ladder.set_betas({1.0, 0.0}), Error);             // a different number of rungs
+  EXPECT_THROW(ladder.set_betas({1.0, 0.0, 0.5}), Error);        // not decreasing
+  ladder.set_betas({1.0, 0.25, 0.0});
+  EXPECT_EQ(ladder.beta(1), 0.25);
+}
+
+// A data move on its own, under W = 0, b = c = 0, where every hidden state has the same marginal. A pool of rows
+// with zero pre-activations proposes uniformly, which is the target: the Metropolis–Hastings ratio is exactly 1
+// and every proposal is accepted.
+TEST(Sampling, DataMoveAcceptsEveryProposalFromTheTarget) {
+  constexpr int kVisible = 4, kHidden = 3, kChains = 50;
+  ParamMirror<double> params;
+  params.sync(Rbm(kVisible, kHidden));
+  DataMoves<double> moves(kHidden, /*rungs=*/1, /*capacity=*/10, /*n_temperatures=*/1);
+  moves.add_rows(MatrixD::Zero(10, kHidden));
+  Rng rng(5);
+  MatrixD h(kChains, kHidden);
+  for (Eigen::Index i = 0; i < h.size(); ++i) h.data()[i] = rng.uniform() < 0.5 ? 1.0 : 0.0;
+  MatrixD inputs = MatrixD::Zero(kChains, kVisible);
+  moves.move(0, 1.0, 1.0, params, 0, kChains, h, inputs, rng);
+  ASSERT_EQ(moves.acceptance_rates().size(), 1u);
+  EXPECT_EQ(moves.acceptance_rates()[0], 1.0);
+  EXPECT_TRUE(inputs.isZero(0.0));  // W h + b is 0 for every proposal too
+}
+
+// The pool keeps its newest `capacity` rows. Into a pool of two go a row proposing h = 0 (pre-activations −40)
+// and then two proposing h = 1 (+40): every proposal is then h = 1, and from h = 0 under the uniform target of
+// W = b = c = 0 the ratio g(0)/g(1) ≈ e^−120 rejects each one. Had the first row stayed, the proposals of h = 0
+// (ratio 1) would be accepted.
+TEST(Sampling, DataMovePoolKeepsItsNewestRows) {
+  constexpr int kVisible = 4, kHidden = 3, kChains = 200;
+  ParamMirror<double> params;
+  params.sync(Rbm(kVisible, kHidden));
+  DataMoves<double> moves(kHidden, /*rungs=*/2, /*capacity=*/2, /*n_temperatures=*/3);
+  moves.add_rows(MatrixD::Constant(1, kHidden, -40.0));
+  EXPECT_EQ(moves.pool_rows(), 1);
+  moves.add_rows(MatrixD::Constant(2, kHidden, 40.0));
+  EXPECT_EQ(moves.pool_rows(), 2);
+  Rng rng(6);
+  MatrixD h = MatrixD::Zero(2 * kChains, kHidden), inputs = MatrixD::Zero(2 * kChains, kVisible);
+  moves.move(1, 0.5, 1.0, params, kChains, kChains, h, inputs, rng);  // the second rung's chains
+  const std::vector<double> rates = moves.acceptance_rates();
+  ASSERT_EQ(rates.size(), 2u);
+  EXPECT_EQ(rates[0], 0.0);  // no move at rung 0 yet
+  EXPECT_EQ(rates[1], 0.0);
+  EXPECT_TRUE(h.isZero(0.0));
+
+  EXPECT_THROW(moves.add_rows(MatrixD::Zero(1, kHidden + 1)), Error);
+  moves.keep_coldest_rungs(1);
+  EXPECT_EQ(moves.rungs(), 1);
+  EXPECT_THROW(DataMoves<double>(kHidden, 4, 10, 3), Error);  // more rungs than the ladder has
+  EXPECT_THROW(DataMoves<double>(kHidden, 1, 0, 3), Error);   // an empty pool
+  DataMoves<double> none(kHidden, 0, 0, 3);                  // no moves: rows are ignored, whatever their width
+  none.add_rows(MatrixD::Zero(3, kHidden + 1));
+  EXPECT_EQ(none.pool_rows(), 0);
+  EXPECT_TRUE(none.acceptance_rates().empty());
+}
+
+// The bridge cache on its own, two rungs of two chains in double: after a swap test that exchanged chain 0 of the
+// two rungs, its values are those of a cache filled from scratch on the exchanged chains (to rounding: bᵀv of a
+// row may be summed in another order at another position); after a refresh under a new visible bias (chains unchanged) bᵀv is updated by Δbᵀv and log q̃ is the
+// new model's; while the pre-activations are not current, reads give the last values.
+TEST(Sampling, BridgeCacheFollowsSwapsAndRefreshes) {
+  constexpr int kVisible = 5, kHidden = 4, kChains = 2;
+  Rbm rbm = random_rbm(kVisible, kHidden, 111, 1.0, 1.0);
+  ParamMirror<double> params;
+  params.sync(rbm);
+  const std::vector<double> betas = {1.0, 0.0};
+  Rng rng(112);
+  MatrixD v(2 * kChains, kVisible), a(2 * kChains, kHidden);
+  for (Eigen::Index i = 0; i < v.size(); ++i) v.data()[i] = rng.uniform() < 0.5 ? 1.0 : 0.0;
+  hidden_preactivations(v, params, v.rows(), a);
+  const ChainStack<double> stack{v, a, betas, Tempering::kFullEnergy, kChains, true};
+  BridgeCache<double> cache(2 * kChains, 1);
+  cache.parameters_refreshed(params.b_exact);
+  (void)cache.own_log_q(stack);
+  VectorD upper_at_lower(kChains), lower_at_upper(kChains);
+  cache.log_q(stack, kChains, kChains, betas[0], upper_at_lower.data());
+  cache.log_q(stack, 0, kChains, betas[1], lower_at_upper.data());
+  v.row(0).swap(v.row(kChains));
+  a.row(0).swap(a.row(kChains));
+  cache.follow_swap_tests(stack, 0, upper_at_lower, lower_at_upper, {1, 0});
+
+  BridgeCache<double> fresh(2 * kChains, 1);
+  fresh.parameters_refreshed(params.b_exact);
+  const VectorD own = cache.own_log_q(stack), fresh_own = fresh.own_log_q(stack);
+  VectorD lower, upper, fresh_lower, fresh_upper;
+  cache.neighbour_log_q(stack, 0, lower, upper);
+  fresh.neighbour_log_q(stack, 0, fresh_lower, fresh_upper);
+  ASSERT_EQ(lower.size(), kChains);
+  ASSERT_EQ(upper.size(), kChains);
+  for (Eigen::Index n = 0; n < 2 * kChains; ++n) EXPECT_NEAR(own[n], fresh_own[n], 1e-12);
+  for (Eigen::Index n = 0; n < kChains; ++n) {
+    EXPECT_NEAR(lower[n], fresh_lower[n], 1e-12);
+    EXPECT_NEAR(upper[n], fresh_upper[n], 1e-12);
+  }
+  EXPECT_NE(own[0], fresh_own[kChains]);  // the exchange did move chains between rungs of different β
+
+  const VectorD before = cache.own_log_q(stack);
+  rbm.b.array() += 0.25;
+  params.sync(rbm);
+  const ChainStack<double> stale{v, a, betas, Tempering::kFullEnergy, kChains, false};
+  cache.parameters_refreshed(params.b_exact);
+  EXPECT_EQ(cache.own_log_q(stale), before);
+  // A second update before the next read, on the same chains: the two bias changes add up.
+  rbm.b.array() -= 0.1;
+  rbm.W *= 0.5;
+  params.sync(rbm);
+  hidden_preactivations(v, params, v.rows(), a);
+  cache.parameters_refreshed(params.b_exact);
+  const VectorD after = cache.own_log_q(stack);
+  for (int rung = 0; rung < 2; ++rung) {
+    const double beta = betas[static_cast<std::size_t>(rung)];
+    const VectorD expected = rbm.log_unnormalized(v.middleRows(rung * kChains, kChains), beta, Tempering::kFullEnergy);
+    for (Eigen::Index n = 0; n < kChains; ++n) EXPECT_NEAR(after[rung * kChains + n], expected[n], 1e-12);
+  }
 }
 
 }  // namespace
