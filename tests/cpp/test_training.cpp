@@ -244,16 +244,18 @@ TEST(TrainingSession, PicksTheTrackerForParallelTemperingOnly) {
 // that can be trained: the next step works (and, under PT, the tracker restarts and tracks again).
 TEST(TrainingSession, DivergingUpdateIsUndoneAndTheNextStepWorks) {
   const MatrixD data = bars_and_stripes(3);
+  for (const bool single : {false, true})
   for (NegativePhase method : {NegativePhase::kCD, NegativePhase::kPCD, NegativePhase::kPT}) {
-    SCOPED_TRACE(static_cast<int>(method));
+    SCOPED_TRACE(static_cast<int>(method) + (single ? 10 : 0));
     Rbm rbm = session_model();
     TrainerConfig config = session_config(method);
-    // W ← W (1 − ε λ) + ε g = −2 W + ε g: from a weight of 1e308, the update overflows whatever the batch.
-    // Double precision throughout, so that the planted weight is finite in the sampler too and only the update
-    // overflows.
+    // W ← W (1 − ε λ) + ε g = −2 W + ε g: from a weight of 1e308, the update overflows whatever the batch. In double
+    // precision the planted weight is finite in the sampler too and only the update overflows; in float the
+    // sampler's copy is already infinite and the gradient not finite, which must not outlive the restored model
+    // (through the momentum increments, even at momentum 0).
     config.learning_rate = 1.0;
     config.weight_decay = 3.0;
-    config.single_precision = false;
+    config.single_precision = single;
     RbmTrainingSession session(rbm, config);
     session.step(data);  // a healthy step first: the chains are under way when an update diverges
     rbm.W(2, 3) = 1e308;

@@ -209,8 +209,14 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     ++rbm.revision;
     synced_revision_ = rbm.revision;
     const bool weights_finite = max_exponent != kExponent;
-    if (!weights_finite || !rbm.b.allFinite() || !rbm.c.allFinite())
+    if (!weights_finite || !rbm.b.allFinite() || !rbm.c.allFinite()) {
+      // The increments of a diverged step are not finite either; momentum restarts from rest, so that training can
+      // go on from a restored model (the caller restores W, b and c: RbmTrainingSession).
+      owner_.inc_W_.setZero();
+      owner_.inc_b_.setZero();
+      owner_.inc_c_.setZero();
       throw Error(ErrorCode::kNumeric, "training diverged: a parameter became non-finite (lower the learning rate)");
+    }
   }
 
   static void record_bridge(const TemperedSampler<S>& sampler, StepObservations& obs) {
@@ -283,13 +289,13 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       const RowArrayF sigma = 1.0f / (1.0f + (-a_next.template cast<float>()).exp());
       // e^δ − 1 = δ(1 + δ/2 (1 + δ/3 (… (1 + δ/11)))): the first term left out, δ¹²/12!, is < 3e-9 of δ.
       RowArrayF horner = RowArrayF::Ones(d.rows(), d.cols());
-      for (int k = 11; k >= 2; --k) horner = 1.0f + (d / static_cast<float>(k)) * horner;
+      for (int j = 11; j >= 2; --j) horner = 1.0f + (d / static_cast<float>(j)) * horner;
       const RowArrayF z = sigma * d * horner;
       // log(1 + z) = 2 atanh(s) = 2s Σ_k s^{2k}/(2k+1), s = z / (2 + z), |s| ≤ 0.47: terms to s¹⁸/19 leave < 1e-8.
       const RowArrayF s = z / (2.0f + z);
       const RowArrayF s2 = s * s;
       RowArrayF series = RowArrayF::Constant(d.rows(), d.cols(), 1.0f / 19.0f);
-      for (int k = 8; k >= 0; --k) series = 1.0f / static_cast<float>(2 * k + 1) + s2 * series;
+      for (int j = 8; j >= 0; --j) series = 1.0f / static_cast<float>(2 * j + 1) + s2 * series;
       delta_hidden = (2.0f * s * series).template cast<double>().rowwise().sum();
     } else {
       delta_hidden = (softplus_array(a_next + delta) - softplus_array(a_next)).rowwise().sum();
