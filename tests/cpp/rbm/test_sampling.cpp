@@ -6,7 +6,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "test_util.hpp"
+#include "rbm_test_util.hpp"
 #include "zeta/base/error.hpp"
 #include "zeta/rbm/bridge_cache.hpp"
 #include "zeta/rbm/data_moves.hpp"

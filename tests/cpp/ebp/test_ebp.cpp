@@ -1,4 +1,4 @@
-// Expectation Backpropagation (Soudry, Hubara & Meir 2014), its BP baseline, sparse inputs and the text readers.
+// Expectation Backpropagation (Soudry, Hubara & Meir 2014), its BP baseline and sparse inputs.
 //
 // Statistical tolerances: every Monte Carlo comparison allows kZ = 5 standard errors, a two-sided false-alarm
 // probability of 5.7e-7 per comparison; the forward-moment test makes about 1,100 comparisons, so a correct
@@ -14,29 +14,19 @@
 #include <unistd.h>
 #include <vector>
 
+#include "test_util.hpp"
 #include "zeta/ebp/ebp.hpp"
 #include "zeta/base/error.hpp"
 #include "zeta/base/model_file.hpp"
 #include "zeta/ebp/mlp.hpp"
 #include "zeta/base/sparse.hpp"
-#include "zeta/base/text_data.hpp"
 
 namespace zeta {
 namespace {
 
 constexpr double kZ = 5.0;
 
-// Expects fn to throw zeta::Error with the given code and a message containing `fragment`.
-void expect_error(const std::function<void()>& fn, ErrorCode code, const std::string& fragment = "") {
-  try {
-    fn();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << "message: " << e.what();
-    return;
-  }
-  ADD_FAILURE() << "no zeta::Error thrown (expected one mentioning '" << fragment << "')";
-}
+using testing::expect_error;
 
 EbpConfig ebp_config(int n_in, std::vector<int> hidden, int n_out, EbpWeights w, std::uint64_t seed = 1) {
   EbpConfig c;
@@ -61,66 +51,6 @@ void randomize_layers(Ebp& net, Rng& rng, double field_sd, double bias_sd) {
     const MatrixD& h = net.field(l);
     net.set_layer(l, gaussian_matrix(h.rows(), h.cols(), rng, field_sd),
                   gaussian_matrix(h.cols(), 1, rng, bias_sd).col(0));
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// φ/Φ, erfcx, ln Φ
-
-TEST(EbpNumerics, ErfcxMatchesFortyDigitValues) {
-  // erfc(x)·exp(x²) to 20 digits (mpmath, 40-digit arithmetic).
-  const std::vector<std::pair<double, double>> ref = {
-      {-26.0, 7.6577249314905683515e+293}, {-10.0, 5.3762342836322708968e+43}, {-3.0, 16205.988853999586625},
-      {-1.0, 5.0089800807622834663},       {-0.5, 1.9523604891825570933},      {-1e-3, 1.0011293799198485917},
-      {0.0, 1.0},                          {1e-8, 0.99999998871620842904},     {0.3, 0.73459933456765515237},
-      {0.99, 0.43033121306414826687},      {1.0, 0.42758357615580700441},      {1.2, 0.37853741692923975178},
-      {2.0, 0.25539567631050574387},       {3.0, 0.17900115118138995042},      {5.5, 0.10096221839949908823},
-      {8.0, 0.069985166200880927723},      {30.0, 0.018795888861416751497},    {1e3, 0.0005641893014533876542},
-      {1e7, 5.64189583547753466e-8},       {1e9, 5.6418958354775628667e-10}};
-  for (const auto& [x, want] : ref) EXPECT_NEAR(erfcx(x) / want, 1.0, 2e-14) << "x = " << x;
-  EXPECT_EQ(erfcx(-27.0), std::numeric_limits<double>::infinity());  // the true value, 2e316, overflows too
-  EXPECT_EQ(erfcx(std::numeric_limits<double>::infinity()), 0.0);
-}
-
-TEST(EbpNumerics, PdfOverCdfIsStableAndMatchesAsymptotics) {
-  double previous = std::numeric_limits<double>::infinity();
-  for (double z = -1000.0; z <= 1000.0; z += 0.25) {
-    const double r = normal_pdf_over_cdf(z);
-    ASSERT_TRUE(std::isfinite(r)) << "z = " << z;
-    ASSERT_GE(r, 0.0) << "z = " << z;
-    ASSERT_LE(r, previous) << "φ/Φ must decrease in z; z = " << z;  // the inverse Mills ratio is monotone
-    previous = r;
-    if (z <= -30.0) {
-      // φ(z)/Φ(z) = |z| / (1 − z⁻² + 3z⁻⁴ − 15z⁻⁶ + …); the next term, 105 z⁻⁸, is below 2e−10 here.
-      const double w = 1.0 / (z * z);
-      EXPECT_NEAR(r / (-z / (1.0 - w + 3.0 * w * w - 15.0 * w * w * w)), 1.0, 1e-9) << "z = " << z;
-    } else if (std::abs(z) <= 5.0) {
-      // Direct formula, accurate where Φ does not underflow.
-      const double direct = std::exp(-0.5 * z * z) / std::sqrt(2.0 * M_PI) / (0.5 * std::erfc(-z / std::sqrt(2.0)));
-      EXPECT_NEAR(r / direct, 1.0, 1e-13) << "z = " << z;
-    } else if (z >= 5.0) {
-      // Φ(z) = 1 − O(φ(z)/z): the ratio is φ(z) to within a relative 3e−7 at z = 5 (and exactly 0 after φ
-      // underflows).
-      const double pdf = std::exp(-0.5 * z * z) / std::sqrt(2.0 * M_PI);
-      EXPECT_NEAR(r, pdf, 3e-7 * pdf + 1e-300) << "z = " << z;
-    }
-  }
-  EXPECT_TRUE(std::isnan(normal_pdf_over_cdf(std::numeric_limits<double>::quiet_NaN())));
-}
-
-TEST(EbpNumerics, LogNormalCdfIsFiniteAndMatchesAsymptotics) {
-  for (double z = -1000.0; z <= 1000.0; z += 0.5) {
-    const double l = log_normal_cdf(z);
-    ASSERT_TRUE(std::isfinite(l)) << "z = " << z;
-    ASSERT_LE(l, 0.0);
-    if (z <= -30.0) {
-      // ln Φ(z) = −z²/2 − ln(|z|√(2π)) + ln(1 − z⁻² + 3z⁻⁴ − 15z⁻⁶ + …); the next term, 105z⁻⁸, is below 2e−10
-      const double w = 1.0 / (z * z);
-      const double want = -0.5 * z * z - std::log(-z * std::sqrt(2.0 * M_PI)) + std::log1p(-w + 3.0 * w * w - 15.0 * w * w * w);
-      EXPECT_NEAR(l, want, 1e-12 * std::abs(want)) << "z = " << z;
-    } else if (std::abs(z) <= 5.0) {
-      EXPECT_NEAR(l, std::log(0.5 * std::erfc(-z / std::sqrt(2.0))), 1e-14) << "z = " << z;
-    }
   }
 }
 
@@ -745,88 +675,6 @@ TEST(Mlp, ClippedScoresUseSignedWeights) {
   const MatrixD s1 = (x * w1.unaryExpr([](double v) { return double((v > 0) - (v < 0)); })).rowwise() + b1.transpose();
   const double want = (s1.array().tanh().matrix() * MatrixD(w2.unaryExpr([](double v) { return double((v > 0) - (v < 0)); })))(0, 0) + 0.05;
   EXPECT_NEAR(net.scores(x, true)(0, 0), want, 1e-15);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Text readers
-
-TEST(TextData, SvmlightReadsGoodInput) {
-  const SparseDataset d = parse_svmlight_string(
-      "# a comment line\n"
-      "+1 1:0.5 3:2 # trailing comment\n"
-      "\n"
-      "-1 qid:7 2:-1.5e-3\n"
-      "0\n");
-  ASSERT_EQ(d.x.rows, 3);
-  EXPECT_EQ(d.x.cols, 3);
-  EXPECT_EQ(d.labels, (std::vector<double>{1.0, -1.0, 0.0}));
-  MatrixD want = MatrixD::Zero(3, 3);
-  want(0, 0) = 0.5;
-  want(0, 2) = 2.0;
-  want(1, 1) = -1.5e-3;
-  EXPECT_TRUE(csr_to_dense(d.x) == want);
-  SvmlightOptions zero;
-  zero.zero_based = true;
-  zero.n_features = 10;
-  const SparseDataset z = parse_svmlight_string("1 0:1 9:2\n", zero);
-  EXPECT_EQ(z.x.cols, 10);
-  EXPECT_EQ(z.x.indices, (std::vector<std::int32_t>{0, 9}));
-}
-
-TEST(TextData, SvmlightRejectsMalformedInput) {
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {"1 1:1\nabc 1:1\n", "<string>:2: label 'abc'"},
-      {"1 1:1 2\n", "expected index:value"},
-      {"1 2:1 1:1\n", "strictly increasing"},
-      {"1 2:1 2:1\n", "strictly increasing"},
-      {"1 0:1\n", "below 1"},
-      {"1 x:1\n", "not an integer"},
-      {"1 1.5:1\n", "not an integer"},
-      {"1 1:nan\n", "not a finite number"},
-      {"1 1:inf\n", "not a finite number"},
-      {"1 1:1e999\n", "not a finite number"},
-      {"1 1:\n", "not a finite number"},
-      {"nan 1:1\n", "label"},
-      {"1 qid:x 1:1\n", "qid"},
-      {"1 99999999999:1\n", "too large"},
-      {std::string("1 1:1\0\n", 7), "NUL"},
-  };
-  for (const auto& [text, fragment] : cases) {
-    expect_error([&] { parse_svmlight_string(text); }, ErrorCode::kFormat, fragment);
-  }
-  SvmlightOptions few;
-  few.n_features = 2;
-  expect_error([&] { parse_svmlight_string("1 3:1\n", few); }, ErrorCode::kFormat, "exceeds the 2 features");
-  expect_error([] { read_svmlight("/nonexistent/file.svm"); }, ErrorCode::kIo, "cannot open");
-}
-
-TEST(TextData, CsvReadsGoodInputAndRejectsMalformedInput) {
-  CsvOptions o;
-  o.header = true;
-  o.label_column = 2;
-  const DenseDataset d = parse_csv_string("a, b ,y\n1,2,0\n\n-3.5, 4e1 ,1\n", o);
-  ASSERT_EQ(d.x.rows(), 2);
-  ASSERT_EQ(d.x.cols(), 2);
-  EXPECT_EQ(d.column_names, (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(d.labels, (std::vector<double>{0.0, 1.0}));
-  EXPECT_EQ(d.x(1, 0), -3.5);
-  EXPECT_EQ(d.x(1, 1), 40.0);
-  CsvOptions semi;
-  semi.delimiter = ';';
-  EXPECT_EQ(parse_csv_string("1;2;3\n", semi).x.cols(), 3);
-  EXPECT_EQ(parse_csv_string("").x.rows(), 0);
-
-  expect_error([] { parse_csv_string("1,2\n3\n"); }, ErrorCode::kFormat, "<string>:2: has 1 fields, expected 2");
-  expect_error([] { parse_csv_string("1,x\n"); }, ErrorCode::kFormat, "field 2 'x' is not a finite number");
-  expect_error([] { parse_csv_string("1,,3\n"); }, ErrorCode::kFormat, "field 2");
-  expect_error([] { parse_csv_string("1,nan\n"); }, ErrorCode::kFormat, "not a finite number");
-  CsvOptions far;
-  far.label_column = 5;
-  expect_error([&] { parse_csv_string("1,2\n", far); }, ErrorCode::kFormat, "label column 5");
-  CsvOptions neg;
-  neg.label_column = -2;
-  expect_error([&] { parse_csv_string("1,2\n", neg); }, ErrorCode::kArgument, "label_column");
-  expect_error([] { read_csv("/nonexistent/file.csv"); }, ErrorCode::kIo, "cannot open");
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "test_util.hpp"
+#include "rbm_test_util.hpp"
 #include "zeta/base/data.hpp"
 #include "zeta/base/error.hpp"
 #include "zeta/rbm/estimators.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "test_util.hpp"
+#include "rbm_test_util.hpp"
 #include "zeta/base/error.hpp"
 #include "zeta/rbm/estimators.hpp"
 
