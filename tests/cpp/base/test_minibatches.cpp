@@ -1,5 +1,5 @@
-// Mini-batch epochs and labels: every row once per epoch in the documented order, progress and cancellation,
-// and the error rates of the classifiers under their label conventions.
+// Mini-batch epochs and labels: every row once per epoch in the documented order, progress and cancellation, and
+// the label helpers.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,9 +10,6 @@
 #include "zeta/base/epochs.hpp"
 #include "zeta/base/error.hpp"
 #include "zeta/base/labels.hpp"
-#include "zeta/ebp/ebp.hpp"
-#include "zeta/ebp/mlp.hpp"
-#include "zeta/softmax/classifier.hpp"
 
 namespace zeta {
 namespace {
@@ -78,48 +75,6 @@ TEST(Labels, SelectSignAndErrorRate) {
   EXPECT_EQ(error_rate({1, 2, 3, 4}, {1, 0, 3, 0}), 0.5);
   EXPECT_THROW(error_rate({1}, {1, 2}), Error);
   EXPECT_THROW(error_rate({}, {}), Error);
-}
-
-// The classifiers' error rates count a decision against its label, one output reading 0 as −1.
-TEST(Labels, ClassifierErrorRatesUseTheirLabelConventions) {
-  Rng rng(4);
-  MatrixD x(12, 5);
-  for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = rng.normal();
-
-  EbpConfig ec;
-  ec.n_inputs = 5;
-  ec.n_outputs = 1;
-  ec.hidden[0] = 4;
-  const Ebp ebp(ec);
-  const std::vector<int> decided = ebp.predict(x, EbpOutput::kDeterministic);
-  std::vector<int> zero_for_minus(decided);
-  for (int& l : zero_for_minus) l = l > 0 ? 1 : 0;
-  EXPECT_EQ(ebp.error_rate(x, zero_for_minus, EbpOutput::kDeterministic), 0.0);
-  std::vector<int> flipped(decided);
-  flipped[3] = -flipped[3];
-  EXPECT_DOUBLE_EQ(ebp.error_rate(x, flipped, EbpOutput::kDeterministic), 1.0 / 12.0);
-  EXPECT_THROW(ebp.error_rate(x, {1, 1}), Error);
-
-  MlpConfig mc;
-  mc.n_inputs = 5;
-  mc.n_outputs = 3;
-  mc.hidden[0] = 4;
-  const Mlp mlp(mc);
-  std::vector<int> classes = mlp.predict(x, true);
-  EXPECT_EQ(mlp.error_rate(x, classes, true), 0.0);
-  classes[0] = (classes[0] + 1) % 3;
-  classes[1] = (classes[1] + 1) % 3;
-  EXPECT_DOUBLE_EQ(mlp.error_rate(x, classes, true), 2.0 / 12.0);
-
-  SoftmaxConfig sc;
-  sc.n_inputs = 5;
-  sc.n_classes = 4;
-  sc.method = SoftmaxMethod::kExact;
-  const SoftmaxClassifier softmax(sc);
-  std::vector<int> argmax = softmax.predict(x);
-  EXPECT_EQ(softmax.error_rate(x, argmax), 0.0);
-  argmax[5] = (argmax[5] + 1) % 4;
-  EXPECT_DOUBLE_EQ(softmax.error_rate(x, argmax), 1.0 / 12.0);
 }
 
 }  // namespace
