@@ -58,8 +58,8 @@ int run_logz(const LogZOptions& o, bool quiet) {
     ais.n_betas = o.betas;
     ais.seed = o.seed;
     const AisResult r = log_z_ais(rbm, ais, progress);
-    std::printf("log Z = %.6f +- %.6f (AIS, %d runs, %d betas; 3-sigma interval [%.6f, %.6f])\n", r.log_z,
-                r.std_err, o.runs, o.betas, r.log_z_lower, r.log_z_upper);
+    std::printf("log Z = %.6f +- %.6f (AIS, %d runs, %d betas; 3-sigma interval [%.6f, %.6f])\n", r.log_z, r.std_err,
+                o.runs, o.betas, r.log_z_lower, r.log_z_upper);
   }
   return 0;
 }
@@ -133,7 +133,9 @@ void add_train_command(CommandLine& cli) {
   };
   auto train = std::make_shared<Train>();
   auto* cmd = cli.add_command("train", "train a binary RBM by CD-k, PCD-k or SML with parallel tempering",
-                              [train](const GlobalOptions& g) { return run_train(train->options, train->out, g.quiet); });
+                              [train](const GlobalOptions& g) {
+                                return run_train(train->options, train->out, g.quiet);
+                              });
   add_train_options(cmd, train->options);
   cmd->add_option("-o,--out", train->out, "model file to write")->capture_default_str();
 }
@@ -169,7 +171,8 @@ void add_eval_command(CommandLine& cli) {
   cmd->add_option("model", o->model, "model file")->required();
   cmd->add_option("--data", o->data, "default | fashion | bas:N | IDX file")->capture_default_str();
   cmd->add_option("--limit", o->limit, "use at most this many rows");
-  cmd->add_option("--log-z", o->log_z.method, "exact | ais")->capture_default_str()
+  cmd->add_option("--log-z", o->log_z.method, "exact | ais")
+      ->capture_default_str()
       ->check(CLI::IsMember({"exact", "ais"}));
   cmd->add_option("--runs", o->log_z.runs, "AIS runs")->capture_default_str();
   cmd->add_option("--betas", o->log_z.betas, "AIS intermediate distributions")->capture_default_str();

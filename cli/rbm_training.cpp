@@ -13,7 +13,8 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
       cmd->add_option("--hidden", o.hidden, "hidden units")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--init", o.init, "start from this saved model (continue training) instead of a fresh one")
       ->excludes(hidden);
-  cmd->add_option("--method", o.method, "negative phase: cd | pcd | pt")->capture_default_str()
+  cmd->add_option("--method", o.method, "negative phase: cd | pcd | pt")
+      ->capture_default_str()
       ->check(CLI::IsMember({"cd", "pcd", "pt"}));
   cmd->add_option("--updates", o.updates, "parameter updates")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--batch", o.batch, "mini-batch size")->capture_default_str()->check(CLI::PositiveNumber);
@@ -26,20 +27,22 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--temperatures", o.temperatures, "PT temperatures M")->capture_default_str();
   cmd->add_option("--chains", o.chains, "chains per temperature (PCD: persistent chains)")->capture_default_str();
   cmd->add_flag("--adaptive", o.adaptive, "adaptive temperature ladder (PT)");
-  cmd->add_flag("--full-energy", o.full_energy, "temper the whole energy instead of paper 1's family");
+  cmd->add_flag("--full-energy", o.full_energy,
+                "temper the whole energy instead of the tempered family of Desjardins et al.");
   cmd->add_option("--ladder", o.ladder, "PT inverse temperatures, 1 first, decreasing, 0 last (default: linear)")
       ->delimiter(',')
       ->excludes("--temperatures");  // the ladder's length is M
   cmd->add_option("--data-moves", o.data_moves,
                   "PCD/PT: coldest rungs that also get data-driven hidden-space Metropolis-Hastings moves "
-                  "(0 = paper 1's sampler)")
+                  "(0 = Desjardins et al.'s sampler)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--data-pool", o.data_pool, "training rows whose aggregate posterior the data moves propose from")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--cold-rungs", o.cold_rungs,
-                  "PCD/PT: coldest rungs that get --cold-sweeps extra Gibbs sweeps per update (0 = paper 1's sampler)")
+  cmd->add_option(
+         "--cold-rungs", o.cold_rungs,
+         "PCD/PT: coldest rungs that get --cold-sweeps extra Gibbs sweeps per update (0 = Desjardins et al.'s sampler)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--cold-sweeps", o.cold_sweeps, "extra Gibbs sweeps per update at the --cold-rungs coldest rungs")

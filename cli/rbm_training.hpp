@@ -47,7 +47,8 @@ TrainerConfig trainer_config(const TrainOptions& o);
 // Mini-batches drawn uniformly with replacement by a dedicated stream, so the data order is part of the seed.
 class BatchSource {
  public:
-  BatchSource(const MatrixD& data, int batch, std::uint64_t seed) : data_(data), batch_(batch, data.cols()), rng_(seed) {}
+  BatchSource(const MatrixD& data, int batch, std::uint64_t seed)
+      : data_(data), batch_(batch, data.cols()), rng_(seed) {}
   const MatrixD& next() {
     for (Eigen::Index r = 0; r < batch_.rows(); ++r)
       batch_.row(r) = data_.row(static_cast<Eigen::Index>(rng_.below(static_cast<std::uint64_t>(data_.rows()))));

@@ -33,12 +33,12 @@ struct TrackOptions {
   std::string rungs_csv;
   int ais_runs = 100;
   int ais_betas = 10000;
-  int settle = 0;           // sampler iterations of the settled estimate at each checkpoint (0 = none)
-  int settle_burn_in = -1;  // of those, dropped first (-1 = a quarter)
-  double settle_min_beta = 0.0;  // settle only the rungs with beta >= this, anchored online (0 = all)
-  std::string settle_profile;               // CSV of settled log Z against iterations, for several burn-ins
+  int settle = 0;                            // sampler iterations of the settled estimate at each checkpoint (0 = none)
+  int settle_burn_in = -1;                   // of those, dropped first (-1 = a quarter)
+  double settle_min_beta = 0.0;              // settle only the rungs with beta >= this, anchored online (0 = all)
+  std::string settle_profile;                // CSV of settled log Z against iterations, for several burn-ins
   std::vector<int> settle_profile_burn_ins;  // default: K/8, K/4, 3K/8, K/2 of K = --settle
-  TrackerConfig tracker;  // the filter's settings (docs/tracking.md); defaults are zeta's
+  TrackerConfig tracker;                     // the filter's settings (docs/tracking.md); defaults are zeta's
 };
 
 // SML-PT with the log Z tracker: CSV of every checkpoint, an SVG of tracked vs exact/AIS, optional early stopping.
@@ -140,9 +140,12 @@ int run_track(const TrackOptions& o, bool quiet) {
       warned_low_swap = true;
     }
     rows.add_row("%lld,%.6g,%.8f,%.8f,%.6f,%.6f,%.6f,%.8f,%.8f,%s,%.4f,%.8f,%.8f", static_cast<long long>(t),
-                 tracked.trainer().learning_rate_at(t - 1), tracked.log_z(), tracked.log_z_std_dev(), tr.mean,
-                 va.mean, te.mean, check, check_sd, exact ? "exact" : ais ? "ais" : "none", min_swap,
-                 settled ? settled->mean(0) : nan, settled ? settled->std_dev(0) : nan);
+                 tracked.trainer().learning_rate_at(t - 1), tracked.log_z(), tracked.log_z_std_dev(), tr.mean, va.mean,
+                 te.mean, check, check_sd,
+                 exact ? "exact"
+                 : ais ? "ais"
+                       : "none",
+                 min_swap, settled ? settled->mean(0) : nan, settled ? settled->std_dev(0) : nan);
     if (!o.rungs_csv.empty()) {
       const std::vector<double> betas = tracked.trainer().betas();
       for (int i = 0; i < tracked.tracker().n_temperatures(); ++i) {
@@ -163,9 +166,8 @@ int run_track(const TrackOptions& o, bool quiet) {
       if (settled)
         std::snprintf(settled_text, sizeof settled_text, ", settled %.3f +- %.3f", settled->mean(0),
                       settled->std_dev(0));
-      std::fprintf(stderr, "\rupdate %lld: tracked log Z %.3f +- %.3f%s%s, valid LL %.3f\n",
-                   static_cast<long long>(t), tracked.log_z(), tracked.log_z_std_dev(), settled_text, checked,
-                   va.mean);
+      std::fprintf(stderr, "\rupdate %lld: tracked log Z %.3f +- %.3f%s%s, valid LL %.3f\n", static_cast<long long>(t),
+                   tracked.log_z(), tracked.log_z_std_dev(), settled_text, checked, va.mean);
     }
     if (stopper.update(t, va, rbm) && o.patience > 0) {
       std::fprintf(stderr, "early stop at update %lld (best %lld)\n", static_cast<long long>(t),
@@ -197,15 +199,19 @@ void add_track_command(CommandLine& cli) {
   cmd->add_option("--patience", track->patience, "early stopping after this many checkpoints without gain");
   cmd->add_option("--autocorrelation-lags", track->tracker.autocorrelation_lags,
                   "lags over which the filter estimates the observations' autocorrelation time (0 = off)")
-      ->capture_default_str()->check(CLI::Range(0, 100000));
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100000));
   cmd->add_option("--variance-inflation", track->tracker.variance_inflation,
                   "factor on every observation variance of the filter")
-      ->capture_default_str()->check(CLI::Range(1e-3, 1e3));
+      ->capture_default_str()
+      ->check(CLI::Range(1e-3, 1e3));
   cmd->add_option("--update-variance-inflation", track->tracker.update_variance_inflation,
                   "extra factor on the variances of the observations across updates only")
-      ->capture_default_str()->check(CLI::Range(1e-3, 1e6));
+      ->capture_default_str()
+      ->check(CLI::Range(1e-3, 1e6));
   cmd->add_option("--check", track->checks, "ground truth at checkpoints: auto | exact | ais | none")
-      ->capture_default_str()->check(CLI::IsMember({"auto", "exact", "ais", "none"}));
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "exact", "ais", "none"}));
   cmd->add_option("--ais-runs", track->ais_runs, "AIS runs per checkpoint")->capture_default_str();
   cmd->add_option("--ais-betas", track->ais_betas, "AIS distributions per checkpoint")->capture_default_str();
   cmd->add_option("--settle", track->settle,

@@ -115,7 +115,8 @@ int train(const std::map<std::string, std::string>& a) {
   s.autoregressive_encoder = arg(a, "--ar-encoder", "0") == "1";
   zeta::DarnTraining t;
   t.learning_rate = std::stod(arg(a, "--lr", "3e-5"));
-  t.estimator = arg(a, "--estimator", "darn") == "reinforce" ? zeta::DarnEstimator::kReinforce : zeta::DarnEstimator::kDarn;
+  t.estimator = arg(a, "--estimator", "darn") == "reinforce" ? zeta::DarnEstimator::kReinforce
+                                                             : zeta::DarnEstimator::kDarn;
   t.sparsity = std::stod(arg(a, "--sparsity", "0"));
   t.sparsity_weight = std::stod(arg(a, "--sparsity-weight", "1"));
   t.single_precision = arg(a, "--float", "1") == "1";
@@ -132,16 +133,19 @@ int train(const std::map<std::string, std::string>& a) {
     std::ifstream in(order_path, std::ios::binary);
     order.resize(static_cast<std::size_t>(train.rows()) * static_cast<std::size_t>(epochs));
     in.read(reinterpret_cast<char*>(order.data()), static_cast<std::streamsize>(order.size() * sizeof(std::int32_t)));
-    if (!in) throw zeta::Error(zeta::ErrorCode::kIo, "cannot read " + std::to_string(order.size()) + " indices from " + order_path);
+    if (!in)
+      throw zeta::Error(zeta::ErrorCode::kIo,
+                        "cannot read " + std::to_string(order.size()) + " indices from " + order_path);
   }
   std::printf("# darn sizes=");
   for (std::size_t i = 0; i < s.sizes.size(); ++i) std::printf("%s%d", i ? "," : "", s.sizes[i]);
-  std::printf(" det=%d ar_visible=%d ar_encoder=%d estimator=%s lr=%g sparsity=%g batch=%d train=%lld test=%lld "
-              "params=%lld float=%d\n",
-              s.deterministic, s.autoregressive_visible, s.autoregressive_encoder,
-              t.estimator == zeta::DarnEstimator::kDarn ? "darn" : "reinforce", t.learning_rate, t.sparsity, batch,
-              static_cast<long long>(train.rows()), static_cast<long long>(test.rows()),
-              static_cast<long long>(net.model.parameter_count()), t.single_precision ? 1 : 0);
+  std::printf(
+      " det=%d ar_visible=%d ar_encoder=%d estimator=%s lr=%g sparsity=%g batch=%d train=%lld test=%lld "
+      "params=%lld float=%d\n",
+      s.deterministic, s.autoregressive_visible, s.autoregressive_encoder,
+      t.estimator == zeta::DarnEstimator::kDarn ? "darn" : "reinforce", t.learning_rate, t.sparsity, batch,
+      static_cast<long long>(train.rows()), static_cast<long long>(test.rows()),
+      static_cast<long long>(net.model.parameter_count()), t.single_precision ? 1 : 0);
   std::printf("epoch,seconds,train_dl,test_bound,test_log_p,test_log_p_95,exact\n");
   MatrixD rows(batch, train.cols());
   for (int e = 1; e <= epochs; ++e) {
@@ -252,9 +256,10 @@ int estimators(const std::map<std::string, std::string>& a) {
     var_reinforce += vr;
   }
   const double n = static_cast<double>(test.rows());
-  std::printf("rows,%lld\nrelative_bias_darn,%.4f\ncosine_darn_exact,%.4f\nvariance_darn,%.6g\nvariance_reinforce,%.6g\n"
-              "exact_gradient_norm_note,encoder parameters only\n",
-              static_cast<long long>(test.rows()), bias / n, cosine / n, var_darn / n, var_reinforce / n);
+  std::printf(
+      "rows,%lld\nrelative_bias_darn,%.4f\ncosine_darn_exact,%.4f\nvariance_darn,%.6g\nvariance_reinforce,%.6g\n"
+      "exact_gradient_norm_note,encoder parameters only\n",
+      static_cast<long long>(test.rows()), bias / n, cosine / n, var_darn / n, var_reinforce / n);
   return 0;
 }
 
@@ -283,8 +288,8 @@ int nearest(const std::map<std::string, std::string>& a) {
       }
     }
   }
-  std::printf("mean_hamming_distance_to_nearest_training_image,%.2f\nwrote,%s\n", mean_distance / static_cast<double>(n),
-              out.c_str());
+  std::printf("mean_hamming_distance_to_nearest_training_image,%.2f\nwrote,%s\n",
+              mean_distance / static_cast<double>(n), out.c_str());
   return 0;
 }
 

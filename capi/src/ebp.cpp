@@ -71,8 +71,8 @@ zeta::CsrMatrix read_csr(const int64_t* indptr, const int32_t* indices, const do
     for (std::int64_t k = indptr[r]; k < indptr[r + 1]; ++k) {
       const std::int32_t c = indices[k];
       if (c < 0 || c >= n_cols)
-        fail("indices[" + std::to_string(k) + "] = " + std::to_string(c) + " is outside [0, " +
-             std::to_string(n_cols) + ")");
+        fail("indices[" + std::to_string(k) + "] = " + std::to_string(c) + " is outside [0, " + std::to_string(n_cols) +
+             ")");
       if (k > indptr[r] && indices[k - 1] >= c)
         fail("indices must be strictly increasing within a row (row " + std::to_string(r) + ", indices[" +
              std::to_string(k) + "])");
@@ -199,8 +199,8 @@ ZETA_API zeta_status zeta_ebp_predict(const zeta_ebp* ebp, const double* x, int6
   });
 }
 
-ZETA_API zeta_status zeta_ebp_error_rate(const zeta_ebp* ebp, const double* x, const int32_t* labels,
-                                         int64_t n_rows, int32_t output, double* error_rate) {
+ZETA_API zeta_status zeta_ebp_error_rate(const zeta_ebp* ebp, const double* x, const int32_t* labels, int64_t n_rows,
+                                         int32_t output, double* error_rate) {
   return guard(__func__, [&] {
     const zeta::Ebp& m = ebp_of(ebp);
     need(error_rate, "error_rate");
@@ -269,8 +269,7 @@ ZETA_API zeta_status zeta_ebp_train_epochs_csr(zeta_ebp* ebp, const int64_t* ind
     ebp->epochs.run(
         n_rows, batch_size, n_epochs, shuffle != 0,
         [&](const std::vector<std::int64_t>& rows) {
-          ebp->model.train_batch(zeta::csr_select_rows(xs, rows),
-                                 zeta::Ebp::targets(zeta::select_labels(ls, rows), k));
+          ebp->model.train_batch(zeta::csr_select_rows(xs, rows), zeta::Ebp::targets(zeta::select_labels(ls, rows), k));
           return std::nan("");
         },
         adapt(progress, user_data));

@@ -98,7 +98,7 @@ TrackerConfig tracker_config(const zeta_options& o) {
 void apply_ebp_options(const zeta_options* o, EbpConfig& c) {
   if (o != nullptr) {
     c.weights = static_cast<std::int32_t>(o->get("ebp_binary_weights") != 0.0 ? EbpWeights::kBinary
-                                                                               : EbpWeights::kReal);
+                                                                              : EbpWeights::kReal);
     c.init_variance = o->get("ebp_init_variance");
   }
   c.seed = seed_of(o);

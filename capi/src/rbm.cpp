@@ -91,7 +91,8 @@ ZETA_API zeta_status zeta_rbm_init_from_data(zeta_rbm* rbm, const double* data, 
   return guard(__func__, [&] {
     need(rbm, "rbm");
     const MatrixD x = read_rows(data, n_rows, rbm->model.n_visible(), "data", true);
-    if (!std::isfinite(weight_sd) || weight_sd < 0.0) fail("weight_sd must be finite and >= 0, got " + number(weight_sd));
+    if (!std::isfinite(weight_sd) || weight_sd < 0.0)
+      fail("weight_sd must be finite and >= 0, got " + number(weight_sd));
     zeta::Rbm next = rbm->model;  // work on a copy: the handle changes only on success
     zeta::Rng rng = rbm->rng;
     next.init_from_data(x, rng, weight_sd);
@@ -110,8 +111,8 @@ ZETA_API zeta_status zeta_rbm_free_energy(const zeta_rbm* rbm, const double* v, 
   });
 }
 
-ZETA_API zeta_status zeta_rbm_mean_log_likelihood(const zeta_rbm* rbm, const double* data, int64_t n_rows,
-                                                  double log_z, double* out) {
+ZETA_API zeta_status zeta_rbm_mean_log_likelihood(const zeta_rbm* rbm, const double* data, int64_t n_rows, double log_z,
+                                                  double* out) {
   return guard(__func__, [&] {
     need(rbm, "rbm");
     need(out, "out");
@@ -144,8 +145,7 @@ ZETA_API zeta_status zeta_rbm_log_z_exact_progress(const zeta_rbm* rbm, zeta_pro
   return guard(__func__, [&] {
     need(rbm, "rbm");
     need(log_z, "log_z");
-    const double value =
-        zeta::log_z_exact(rbm->model, 1.0, zeta::Tempering::kInteraction, adapt(progress, user_data));
+    const double value = zeta::log_z_exact(rbm->model, 1.0, zeta::Tempering::kInteraction, adapt(progress, user_data));
     if (!std::isfinite(value)) fail("log Z is not finite", ErrorCode::kNumeric);
     *log_z = value;
   });

@@ -56,7 +56,8 @@ ZETA_API zeta_status zeta_softmax_new(int32_t n_features, int32_t n_classes, con
       if (e.code() != ErrorCode::kArgument) throw;
       // e.g. a proposal power so large that f(c)^power underflows for every class
       fail(std::string("the options give no valid classifier (check softmax_proposal_power and "
-                       "softmax_frequency_smoothing): ") + e.what());
+                       "softmax_frequency_smoothing): ") +
+           e.what());
     }
   });
 }

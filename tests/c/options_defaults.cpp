@@ -30,8 +30,8 @@ bool same_value(const T& a, const T& b) {
 }
 
 // Compares one field of two configurations; differences collects the names of those that differ.
-#define FIELD(a, b, field, differences)                             \
-  do {                                                              \
+#define FIELD(a, b, field, differences)                                 \
+  do {                                                                  \
     if (!same_value((a).field, (b).field)) (differences) += " " #field; \
   } while (0)
 

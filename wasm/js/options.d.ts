@@ -31,15 +31,15 @@ export interface OptionValues {
   adapt_damping?: number;
   /**
    * PCD/PT: the coldest rungs (<= M; PCD: <= 1) whose chains also get a hidden-space Metropolis-Hastings move per
-   * sweep proposing from the aggregate posterior of recent training rows; 0 = paper 1's sampler (CD: must be 0)
-   * (trainer; default 0; int >= 0)
+   * sweep proposing from the aggregate posterior of recent training rows; 0 = Desjardins et al.'s sampler (CD: must
+   * be 0) (trainer; default 0; int >= 0)
    */
   data_move_rungs?: number;
   /** recent training rows that proposal is built from (trainer; default 1000; int >= 1) */
   data_pool_rows?: number;
   /**
    * PCD/PT: the coldest rungs (<= M; PCD: <= 1) that get cold_sweeps extra Gibbs sweeps per update (with their data
-   * moves); they relax slowest and bias the tracker while they lag; 0 = paper 1's sampler
+   * moves); they relax slowest and bias the tracker while they lag; 0 = Desjardins et al.'s sampler
    * (trainer; default 0; int >= 0)
    */
   cold_sweep_rungs?: number;

@@ -34,9 +34,8 @@ void MiniBatchEpochs::run(std::int64_t n_rows, std::int64_t batch_size, std::int
       p.total = total;
       p.value = value;
       if (!progress(p))
-        throw Error(ErrorCode::kCancelled, "training cancelled by the progress callback after " +
-                                               std::to_string(done) + " of " + std::to_string(total) +
-                                               " mini-batches");
+        throw Error(ErrorCode::kCancelled, "training cancelled by the progress callback after " + std::to_string(done) +
+                                               " of " + std::to_string(total) + " mini-batches");
     }
   }
 }

@@ -16,8 +16,8 @@ template <class S>
 struct LayerMirror {
   Mat<S> hidden_weight;  // U (n_det × n_in)
   Vec<S> hidden_bias;
-  Mat<S> weight;          // W (n_out × n_det or n_in)
-  Mat<S> weight_t;        // Wᵀ, for sparse inputs: row i is the contribution of input i
+  Mat<S> weight;    // W (n_out × n_det or n_in)
+  Mat<S> weight_t;  // Wᵀ, for sparse inputs: row i is the contribution of input i
   Vec<S> bias;
   Mat<S> autoregressive;    // A (n_out × n_out), strictly lower
   Mat<S> autoregressive_t;  // Aᵀ: row i holds A[j][i] for the units j > i that unit i feeds
@@ -86,8 +86,7 @@ VectorD bernoulli_log_prob(const Mat<S>& a, const Mat<S>& h) {
   VectorD out(a.rows());
   for (Eigen::Index r = 0; r < a.rows(); ++r) {
     const auto ar = a.row(r).array();
-    out[r] = (h.row(r).array() * ar).template cast<double>().sum() -
-             softplus_array(ar).template cast<double>().sum();
+    out[r] = (h.row(r).array() * ar).template cast<double>().sum() - softplus_array(ar).template cast<double>().sum();
   }
   return out;
 }

@@ -72,8 +72,7 @@ void check_rows(const Darn& m, const MatrixD& x, const char* what) {
   require(is_binary(x), std::string(what) + ": x must hold only 0 and 1");
 }
 
-bool report(const ProgressCallback& progress, const char* stage, std::int64_t done, std::int64_t total,
-            double value) {
+bool report(const ProgressCallback& progress, const char* stage, std::int64_t done, std::int64_t total, double value) {
   if (!progress) return true;
   Progress p;
   p.stage = stage;
@@ -224,17 +223,16 @@ void Darn::set_block(const std::string& name, const double* values, std::int64_t
   for_each_block(*this, [&](const DarnBlockInfo& info, auto& m) {
     if (info.name != name) return;
     found = true;
-    require(n == info.rows * info.cols, "block '" + name + "' has " + std::to_string(info.rows * info.cols) +
-                                            " entries, got " + std::to_string(n));
+    require(n == info.rows * info.cols,
+            "block '" + name + "' has " + std::to_string(info.rows * info.cols) + " entries, got " + std::to_string(n));
     for (std::int64_t i = 0; i < n; ++i) {
       require(std::isfinite(values[i]), "block '" + name + "': entry " + std::to_string(i) + " is not finite");
     }
     if (info.strictly_lower) {
       for (std::int64_t j = 0; j < info.rows; ++j) {
         for (std::int64_t i = j; i < info.cols; ++i) {
-          require(values[j * info.cols + i] == 0.0,
-                  "block '" + name + "' is strictly lower triangular: entry (" + std::to_string(j) + ", " +
-                      std::to_string(i) + ") must be 0");
+          require(values[j * info.cols + i] == 0.0, "block '" + name + "' is strictly lower triangular: entry (" +
+                                                        std::to_string(j) + ", " + std::to_string(i) + ") must be 0");
         }
       }
     }
@@ -250,8 +248,8 @@ void Darn::validate(ErrorCode code) const {
     if (!info.strictly_lower) return;
     for (std::int64_t j = 0; j < info.rows; ++j) {
       for (std::int64_t i = j; i < info.cols; ++i) {
-        require(m.data()[j * info.cols + i] == 0.0,
-                "DARN block '" + info.name + "' is not strictly lower triangular", code);
+        require(m.data()[j * info.cols + i] == 0.0, "DARN block '" + info.name + "' is not strictly lower triangular",
+                code);
       }
     }
   });
@@ -363,8 +361,8 @@ void importance_draws(const Darn& m, const MatrixD& x, std::int64_t samples, Rng
 
 }  // namespace
 
-void Darn::log_prob_importance(const MatrixD& x, std::int64_t samples, Rng& rng, VectorD& log_prob,
-                               VectorD& std_err, const ProgressCallback& progress, bool single_precision) const {
+void Darn::log_prob_importance(const MatrixD& x, std::int64_t samples, Rng& rng, VectorD& log_prob, VectorD& std_err,
+                               const ProgressCallback& progress, bool single_precision) const {
   check_rows(*this, x, "importance-sampled log p(x)");
   require(samples >= 2, "importance sampling needs at least 2 samples per row");
   const Eigen::Index rows = x.rows();
@@ -451,9 +449,8 @@ void Darn::serialize_into(ByteWriter& w) const {
   w.i32(structure_.deterministic);
   w.u8(structure_.autoregressive_visible ? 1 : 0);
   w.u8(structure_.autoregressive_encoder ? 1 : 0);
-  for_each_block(*this, [&](const DarnBlockInfo&, const auto& m) {
-    w.f64s(m.data(), static_cast<std::size_t>(m.size()));
-  });
+  for_each_block(*this,
+                 [&](const DarnBlockInfo&, const auto& m) { w.f64s(m.data(), static_cast<std::size_t>(m.size())); });
 }
 
 Darn Darn::deserialize_from(ByteReader& r) {

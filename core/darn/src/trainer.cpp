@@ -153,8 +153,8 @@ class DarnTrainer::Engine {
   // Draws h for the batch and returns the estimator's gradient (summed over rows) and the costs.
   virtual void step(const MatrixD& x, Rng& rng, const DarnTraining& config, const Signal& signal, Darn& gradient,
                     VectorD& cost) = 0;
-  virtual void given(const MatrixD& x, const std::vector<MatrixD>& h, const DarnTraining& config,
-                     const Signal& signal, Darn& gradient, VectorD& cost) const = 0;
+  virtual void given(const MatrixD& x, const std::vector<MatrixD>& h, const DarnTraining& config, const Signal& signal,
+                     Darn& gradient, VectorD& cost) const = 0;
 };
 
 template <class S>
@@ -183,12 +183,10 @@ void DarnTrainer::validate(const DarnTraining& c, ErrorCode code) {
   require(std::isfinite(c.learning_rate) && c.learning_rate > 0.0, "DARN learning rate must be positive", code);
   require(std::isfinite(c.rmsprop_decay) && c.rmsprop_decay >= 0.0 && c.rmsprop_decay < 1.0,
           "DARN RMSprop decay must lie in [0, 1)", code);
-  require(std::isfinite(c.momentum) && c.momentum >= 0.0 && c.momentum < 1.0, "DARN momentum must lie in [0, 1)",
-          code);
+  require(std::isfinite(c.momentum) && c.momentum >= 0.0 && c.momentum < 1.0, "DARN momentum must lie in [0, 1)", code);
   require(c.estimator == DarnEstimator::kDarn || c.estimator == DarnEstimator::kReinforce,
           "DARN estimator must be 0 (the paper's) or 1 (REINFORCE)", code);
-  require(std::isfinite(c.sparsity) && c.sparsity >= 0.0 && c.sparsity < 1.0, "DARN sparsity must lie in [0, 1)",
-          code);
+  require(std::isfinite(c.sparsity) && c.sparsity >= 0.0 && c.sparsity < 1.0, "DARN sparsity must lie in [0, 1)", code);
   require(std::isfinite(c.sparsity_weight) && c.sparsity_weight >= 0.0, "DARN sparsity weight must be >= 0", code);
 }
 

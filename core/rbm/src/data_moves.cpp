@@ -43,8 +43,8 @@ void DataMoves<S>::move(int rung, double beta, double visible_beta, const ParamM
                         Eigen::Index n, Mat<S>& h, Mat<S>& inputs, Rng& rng) {
   proposal_h_.resize(n, pool_a_.cols());
   for (Eigen::Index r = 0; r < n; ++r)
-    proposal_h_.row(r) =
-        pool_a_.row(static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(size_)))).array().logistic();
+    proposal_h_.row(
+        r) = pool_a_.row(static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(size_)))).array().logistic();
   sample_bernoulli_block(proposal_h_.data(), proposal_h_.size(), rng);
   proposal_inputs_.noalias() = proposal_h_ * p.W.transpose();
   proposal_inputs_ *= static_cast<S>(beta);

@@ -86,14 +86,14 @@ void visible_terms(const Mat<S>& v, const VectorD& b, VectorD& bv) {
   }
 }
 
-#define ZETA_INSTANTIATE_GIBBS(S)                                                                                  \
-  template struct ParamMirror<S>;                                                                                  \
-  template void hidden_preactivations(const Mat<S>&, const ParamMirror<S>&, Eigen::Index, Mat<S>&);                \
-  template void sample_hidden(const Mat<S>&, const std::vector<double>&, int, Eigen::Index, Mat<S>&, Rng&);        \
-  template void visible_inputs(const Mat<S>&, const ParamMirror<S>&, const std::vector<double>&, Tempering, int,   \
-                               Eigen::Index, Mat<S>&);                                                             \
-  template void sample_visible(const Mat<S>&, Eigen::Index, Mat<S>&, Rng&);                                        \
-  template void tempered_log_q(const S*, const double*, Eigen::Index, Eigen::Index, double, double, double*);      \
+#define ZETA_INSTANTIATE_GIBBS(S)                                                                                \
+  template struct ParamMirror<S>;                                                                                \
+  template void hidden_preactivations(const Mat<S>&, const ParamMirror<S>&, Eigen::Index, Mat<S>&);              \
+  template void sample_hidden(const Mat<S>&, const std::vector<double>&, int, Eigen::Index, Mat<S>&, Rng&);      \
+  template void visible_inputs(const Mat<S>&, const ParamMirror<S>&, const std::vector<double>&, Tempering, int, \
+                               Eigen::Index, Mat<S>&);                                                           \
+  template void sample_visible(const Mat<S>&, Eigen::Index, Mat<S>&, Rng&);                                      \
+  template void tempered_log_q(const S*, const double*, Eigen::Index, Eigen::Index, double, double, double*);    \
   template void visible_terms(const Mat<S>&, const VectorD&, VectorD&);
 ZETA_INSTANTIATE_GIBBS(float)
 ZETA_INSTANTIATE_GIBBS(double)

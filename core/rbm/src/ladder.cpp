@@ -12,7 +12,8 @@ std::vector<double> linear_ladder(int n_temperatures) {
   require(n_temperatures >= 1, "the number of temperatures must be at least 1");
   std::vector<double> betas(static_cast<std::size_t>(n_temperatures));
   for (int i = 0; i < n_temperatures; ++i)
-    betas[static_cast<std::size_t>(i)] = n_temperatures == 1 ? 1.0 : 1.0 - static_cast<double>(i) / (n_temperatures - 1);
+    betas[static_cast<std::size_t>(i)] = n_temperatures == 1 ? 1.0
+                                                             : 1.0 - static_cast<double>(i) / (n_temperatures - 1);
   return betas;
 }
 

@@ -58,8 +58,8 @@ void RbmTrainingSession::train(const MatrixD& data, std::int64_t batch_size, std
     p.total = n_updates;
     p.value = tracked_ ? tracked_->log_z() : std::numeric_limits<double>::quiet_NaN();
     if (!progress(p))
-      throw Error(ErrorCode::kCancelled, "training cancelled by the progress callback after " +
-                                             std::to_string(u + 1) + " of " + std::to_string(n_updates) + " updates");
+      throw Error(ErrorCode::kCancelled, "training cancelled by the progress callback after " + std::to_string(u + 1) +
+                                             " of " + std::to_string(n_updates) + " updates");
   }
 }
 

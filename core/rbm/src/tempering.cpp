@@ -104,8 +104,7 @@ VectorD TemperedSampler<S>::log_q_block(int block, double beta) const {
 }
 
 template <class S>
-void TemperedSampler<S>::neighbour_log_q(int pair, VectorD& lower_at_upper_beta,
-                                         VectorD& upper_at_lower_beta) const {
+void TemperedSampler<S>::neighbour_log_q(int pair, VectorD& lower_at_upper_beta, VectorD& upper_at_lower_beta) const {
   require(pair >= 0 && pair + 1 < n_temperatures(), "pair index out of range");
   cache_.neighbour_log_q(chain_stack(), pair, lower_at_upper_beta, upper_at_lower_beta);
 }
@@ -215,9 +214,9 @@ void TemperedSampler<S>::set_betas(const std::vector<double>& betas) {
 
 template <class S>
 void TemperedSampler<S>::keep_coldest_rungs(int rungs) {
-  require(rungs >= 2 && rungs <= n_temperatures(),
-          "keep_coldest_rungs: rungs must lie in [2, " + std::to_string(n_temperatures()) + "], got " +
-              std::to_string(rungs));
+  require(rungs >= 2 && rungs <= n_temperatures(), "keep_coldest_rungs: rungs must lie in [2, " +
+                                                       std::to_string(n_temperatures()) + "], got " +
+                                                       std::to_string(rungs));
   if (rungs == n_temperatures()) return;
   const Eigen::Index rows = static_cast<Eigen::Index>(rungs) * chains_;
   const auto pairs = static_cast<std::size_t>(rungs - 1);

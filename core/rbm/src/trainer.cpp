@@ -10,7 +10,6 @@
 
 namespace zeta {
 
-
 namespace {
 
 // m.colwise().sum() for a row-major m, walking the rows: the same additions in the same order (each column
@@ -59,7 +58,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     params_.sync(rbm);
     synced_revision_ = rbm.revision;
     const VectorD start = rbm.base_rates.size() == rbm.n_visible() ? rbm.base_rates
-                                                                    : VectorD(rbm.b.array().logistic().matrix());
+                                                                   : VectorD(rbm.b.array().logistic().matrix());
     sampler_.init_chains(start, rng_);
   }
 
@@ -100,11 +99,10 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     gradient_W_.noalias() -= model_chains.transpose() * (negative_ / chain_rows);
     const VectorD grad_b =
         (column_sums(data_) / batch_rows - column_sums(model_chains) / chain_rows).transpose().template cast<double>();
-    const VectorD grad_c = (column_sums(positive_) / batch_rows - column_sums(negative_) / chain_rows)
-                               .transpose()
-                               .template cast<double>();
+    const VectorD grad_c =
+        (column_sums(positive_) / batch_rows - column_sums(negative_) / chain_rows).transpose().template cast<double>();
     const bool low_rank = persistent && low_rank_refresh_pays(cfg, rbm.n_visible(), rbm.n_hidden(),
-                                                               static_cast<int>(data_.rows() + model_chains.rows()));
+                                                              static_cast<int>(data_.rows() + model_chains.rows()));
     if (low_rank) {
       // Kept before the step overwrites them: the factors of the weight change and the old hidden bias.
       const Eigen::Index rows = data_.rows() + model_chains.rows();
@@ -270,7 +268,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       for (Eigen::Index m = 0; m <= r; ++m) k(r, m) = k(m, r) = static_cast<double>(x.row(r).dot(x.row(m))) + 1.0;
     const RowArray sig = negative_.template cast<double>().array();  // σ(a) under θ_t at the chains
     const RowArray a_next = sampler_.block_preactivations(0).template cast<double>().array();  // under θ_{t+1}
-    const RowArray ks = (k * sig.matrix()).array();                   // Σ_m K_mr σ_m
+    const RowArray ks = (k * sig.matrix()).array();                                            // Σ_m K_mr σ_m
     const double scale = learning_rate / static_cast<double>(n);
     const double others = 1.0 / static_cast<double>(n - 1);
     // Change of every x_r's pre-activations, all chains at once: (ε/N)[σ_r K_rr − (Σ_{m≠r} σ_m K_mr)/(N−1)].
@@ -373,9 +371,8 @@ double SmlTrainer::learning_rate_at(std::int64_t t) const {
 
 void SmlTrainer::step(const MatrixD& batch) {
   require(batch.rows() > 0, "a training batch needs at least one row");
-  require(batch.cols() == rbm_.n_visible(), "batch has " + std::to_string(batch.cols()) +
-                                                " columns, the model has " + std::to_string(rbm_.n_visible()) +
-                                                " visible units");
+  require(batch.cols() == rbm_.n_visible(), "batch has " + std::to_string(batch.cols()) + " columns, the model has " +
+                                                std::to_string(rbm_.n_visible()) + " visible units");
   const double lr = learning_rate_at(steps_);
   StepObservations* obs = nullptr;
   if (config_.record_observations && config_.method == NegativePhase::kPT) {

@@ -17,10 +17,13 @@ namespace {
 TEST(MiniBatchEpochs, InOrderBatchesCoverEveryRowOncePerEpoch) {
   MiniBatchEpochs epochs(3);
   std::vector<std::vector<std::int64_t>> seen;
-  epochs.run(7, 3, 2, false, [&](const std::vector<std::int64_t>& rows) {
-    seen.push_back(rows);
-    return 0.0;
-  }, nullptr);
+  epochs.run(
+      7, 3, 2, false,
+      [&](const std::vector<std::int64_t>& rows) {
+        seen.push_back(rows);
+        return 0.0;
+      },
+      nullptr);
   const std::vector<std::vector<std::int64_t>> expected = {{0, 1, 2}, {3, 4, 5}, {6}, {0, 1, 2}, {3, 4, 5}, {6}};
   EXPECT_EQ(seen, expected);
   EXPECT_EQ(MiniBatchEpochs::count(7, 3, 2), 6);
@@ -30,10 +33,13 @@ TEST(MiniBatchEpochs, InOrderBatchesCoverEveryRowOncePerEpoch) {
 TEST(MiniBatchEpochs, ShuffledOrdersComeFromTheSplitGenerator) {
   MiniBatchEpochs epochs(11);
   std::vector<std::int64_t> visited;
-  epochs.run(10, 4, 2, true, [&](const std::vector<std::int64_t>& rows) {
-    visited.insert(visited.end(), rows.begin(), rows.end());
-    return 0.0;
-  }, nullptr);
+  epochs.run(
+      10, 4, 2, true,
+      [&](const std::vector<std::int64_t>& rows) {
+        visited.insert(visited.end(), rows.begin(), rows.end());
+        return 0.0;
+      },
+      nullptr);
   Rng order = Rng(11).split();
   std::vector<std::int64_t> expected;
   for (int e = 0; e < 2; ++e) {
@@ -50,14 +56,15 @@ TEST(MiniBatchEpochs, ReportsEachBatchAndStopsWhenCancelled) {
   int trained = 0;
   std::vector<double> values;
   try {
-    epochs.run(5, 2, 3, false, [&](const std::vector<std::int64_t>&) { return 10.0 + ++trained; },
-               [&](const Progress& p) {
-                 EXPECT_STREQ(p.stage, "training");
-                 EXPECT_EQ(p.total, 9);
-                 EXPECT_EQ(p.done, trained);
-                 values.push_back(p.value);
-                 return p.done < 4;
-               });
+    epochs.run(
+        5, 2, 3, false, [&](const std::vector<std::int64_t>&) { return 10.0 + ++trained; },
+        [&](const Progress& p) {
+          EXPECT_STREQ(p.stage, "training");
+          EXPECT_EQ(p.total, 9);
+          EXPECT_EQ(p.done, trained);
+          values.push_back(p.value);
+          return p.done < 4;
+        });
     ADD_FAILURE() << "not cancelled";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kCancelled);
@@ -65,7 +72,9 @@ TEST(MiniBatchEpochs, ReportsEachBatchAndStopsWhenCancelled) {
   }
   EXPECT_EQ(trained, 4);
   EXPECT_EQ(values, (std::vector<double>{11, 12, 13, 14}));
-  EXPECT_THROW(epochs.run(0, 1, 1, false, [](const std::vector<std::int64_t>&) { return 0.0; }, nullptr), Error);
+  EXPECT_THROW(epochs.run(
+                   0, 1, 1, false, [](const std::vector<std::int64_t>&) { return 0.0; }, nullptr),
+               Error);
 }
 
 TEST(Labels, SelectSignAndErrorRate) {

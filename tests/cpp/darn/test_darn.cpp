@@ -89,7 +89,7 @@ TEST(Darn, BlockNamesAndShapesFollowTheContract) {
   const Darn m(structure({5, 3}));
   const std::vector<DarnBlockInfo> b = m.blocks();
   ASSERT_EQ(b.size(), 6u);
-  const std::vector<std::string> names = {"prior.bias",   "prior.weight",  "decoder.bias",
+  const std::vector<std::string> names = {"prior.bias",     "prior.weight", "decoder.bias",
                                           "decoder.weight", "encoder.bias", "encoder.weight"};
   for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(b[i].name, names[i]);
   EXPECT_EQ(b[1].rows, 3);
@@ -102,13 +102,28 @@ TEST(Darn, BlockNamesAndShapesFollowTheContract) {
   const Darn deep(structure({4, 3, 2}, 5, true, true));
   std::vector<std::string> deep_names;
   for (const auto& info : deep.blocks()) deep_names.push_back(info.name);
-  const std::vector<std::string> expected = {
-      "prior.bias",         "prior.weight",          "decoder1.bias",         "decoder1.weight",
-      "decoder1.hidden.bias", "decoder1.hidden.weight", "decoder1.autoregressive", "decoder.bias",
-      "decoder.weight",     "decoder.hidden.bias",   "decoder.hidden.weight", "decoder.autoregressive",
-      "encoder.bias",       "encoder.weight",        "encoder.hidden.bias",   "encoder.hidden.weight",
-      "encoder.autoregressive", "encoder2.bias",     "encoder2.weight",       "encoder2.hidden.bias",
-      "encoder2.hidden.weight", "encoder2.autoregressive"};
+  const std::vector<std::string> expected = {"prior.bias",
+                                             "prior.weight",
+                                             "decoder1.bias",
+                                             "decoder1.weight",
+                                             "decoder1.hidden.bias",
+                                             "decoder1.hidden.weight",
+                                             "decoder1.autoregressive",
+                                             "decoder.bias",
+                                             "decoder.weight",
+                                             "decoder.hidden.bias",
+                                             "decoder.hidden.weight",
+                                             "decoder.autoregressive",
+                                             "encoder.bias",
+                                             "encoder.weight",
+                                             "encoder.hidden.bias",
+                                             "encoder.hidden.weight",
+                                             "encoder.autoregressive",
+                                             "encoder2.bias",
+                                             "encoder2.weight",
+                                             "encoder2.hidden.bias",
+                                             "encoder2.hidden.weight",
+                                             "encoder2.autoregressive"};
   EXPECT_EQ(deep_names, expected);
 }
 
@@ -301,8 +316,7 @@ TEST(Darn, DecoderGradientMatchesFiniteDifferences) {
     for (DarnEstimator e : {DarnEstimator::kDarn, DarnEstimator::kReinforce}) {
       DarnTrainer trainer(m, exact_training(e));
       const VectorD g = flatten(trainer.gradient(x, h));
-      const VectorD fd =
-          finite_difference(m, [&](const Darn& d) { return -(d.log_joint(x, h).mean()); });
+      const VectorD fd = finite_difference(m, [&](const Darn& d) { return -(d.log_joint(x, h).mean()); });
       const std::vector<bool> enc = encoder_mask(m);
       for (Eigen::Index i = 0; i < g.size(); ++i) {
         if (enc[static_cast<std::size_t>(i)]) continue;

@@ -6,20 +6,20 @@
 // is deterministic).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdio>
 #include <functional>
 #include <limits>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "test_util.hpp"
-#include "zeta/ebp/ebp.hpp"
 #include "zeta/base/error.hpp"
 #include "zeta/base/model_file.hpp"
-#include "zeta/ebp/mlp.hpp"
 #include "zeta/base/sparse.hpp"
+#include "zeta/ebp/ebp.hpp"
+#include "zeta/ebp/mlp.hpp"
 
 namespace zeta {
 namespace {
@@ -33,7 +33,8 @@ EbpConfig ebp_config(int n_in, std::vector<int> hidden, int n_out, EbpWeights w,
   c.n_inputs = n_in;
   c.n_outputs = n_out;
   c.n_hidden_layers = static_cast<std::int32_t>(hidden.size());
-  for (int i = 0; i < kEbpMaxHiddenLayers; ++i) c.hidden[i] = i < c.n_hidden_layers ? hidden[static_cast<std::size_t>(i)] : 0;
+  for (int i = 0; i < kEbpMaxHiddenLayers; ++i)
+    c.hidden[i] = i < c.n_hidden_layers ? hidden[static_cast<std::size_t>(i)] : 0;
   c.weights = static_cast<std::int32_t>(w);
   c.seed = seed;
   return c;
@@ -210,7 +211,8 @@ void check_backward_against_definition(EbpWeights kind) {
     plus(0, i) += h;
     minus(0, i) -= h;
     const double delta = (log_likelihood_of_hidden_means(net, m, plus, y) -
-                          log_likelihood_of_hidden_means(net, m, minus, y)) / (2.0 * h);
+                          log_likelihood_of_hidden_means(net, m, minus, y)) /
+                         (2.0 * h);
     EXPECT_NEAR(upd.db[0][i], delta / sqrt_v1, 1e-8 * (1.0 + std::abs(delta))) << "hidden unit " << i;
   }
   // Eq. 4.5: ΔH_ij = (1/√V) Δ_i ⟨v_j⟩ = db_i ⟨v_j⟩ for one example.
@@ -220,7 +222,9 @@ void check_backward_against_definition(EbpWeights kind) {
   EXPECT_LT((upd.dh[1] - dh1).cwiseAbs().maxCoeff(), 1e-14);
 }
 
-TEST(EbpBackward, BinaryUpdateIsTheDerivativeOfLogLikelihood) { check_backward_against_definition(EbpWeights::kBinary); }
+TEST(EbpBackward, BinaryUpdateIsTheDerivativeOfLogLikelihood) {
+  check_backward_against_definition(EbpWeights::kBinary);
+}
 TEST(EbpBackward, RealUpdateIsTheDerivativeOfLogLikelihood) { check_backward_against_definition(EbpWeights::kReal); }
 
 TEST(EbpBackward, SaturatedWrongOutputGivesTheAsymptoticUpdate) {
@@ -289,8 +293,9 @@ void train_epochs(Ebp& net, const Toy& t, int epochs, int batch, std::uint64_t s
   for (int e = 0; e < epochs; ++e) {
     rng.shuffle(order);
     for (std::size_t at = 0; at < order.size(); at += static_cast<std::size_t>(batch)) {
-      const std::vector<std::int64_t> rows(order.begin() + static_cast<std::ptrdiff_t>(at),
-                                           order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), at + static_cast<std::size_t>(batch))));
+      const std::vector<std::int64_t> rows(
+          order.begin() + static_cast<std::ptrdiff_t>(at),
+          order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), at + static_cast<std::size_t>(batch))));
       std::vector<int> labels;
       for (auto r : rows) labels.push_back(t.y_train[static_cast<std::size_t>(r)]);
       net.train_batch(dense_select_rows(t.x_train, rows), Ebp::targets(labels, net.n_outputs()));
@@ -609,7 +614,8 @@ TEST(Mlp, GradientsMatchFiniteDifferences) {
         Mlp net(c);
         for (int l = 0; l < net.n_layers(); ++l) {
           const MatrixD& w = net.weights(l);
-          net.set_layer(l, gaussian_matrix(w.rows(), w.cols(), rng, 0.6), gaussian_matrix(w.cols(), 1, rng, 0.3).col(0));
+          net.set_layer(l, gaussian_matrix(w.rows(), w.cols(), rng, 0.6),
+                        gaussian_matrix(w.cols(), 1, rng, 0.3).col(0));
         }
         const MatrixD x = gaussian_matrix(4, 6, rng);
         std::vector<int> labels = outputs == 1 ? std::vector<int>{1, -1, -1, 1} : std::vector<int>{0, 2, 1, 2};
@@ -649,7 +655,8 @@ TEST(Mlp, GradientsMatchFiniteDifferences) {
         // One SGD step moves the weights by −η·gradient.
         const MatrixD w_last = net.weights(net.n_layers() - 1);
         net.train_batch(x, y);
-        EXPECT_LT((net.weights(net.n_layers() - 1) - (w_last - c.learning_rate * g.dw.back())).cwiseAbs().maxCoeff(), 1e-14);
+        EXPECT_LT((net.weights(net.n_layers() - 1) - (w_last - c.learning_rate * g.dw.back())).cwiseAbs().maxCoeff(),
+                  1e-14);
       }
     }
   }
@@ -673,7 +680,9 @@ TEST(Mlp, ClippedScoresUseSignedWeights) {
   MatrixD x(1, 3);
   x << 1.0, 2.0, 3.0;
   const MatrixD s1 = (x * w1.unaryExpr([](double v) { return double((v > 0) - (v < 0)); })).rowwise() + b1.transpose();
-  const double want = (s1.array().tanh().matrix() * MatrixD(w2.unaryExpr([](double v) { return double((v > 0) - (v < 0)); })))(0, 0) + 0.05;
+  const double want = (s1.array().tanh().matrix() *
+                       MatrixD(w2.unaryExpr([](double v) { return double((v > 0) - (v < 0)); })))(0, 0) +
+                      0.05;
   EXPECT_NEAR(net.scores(x, true)(0, 0), want, 1e-15);
 }
 

@@ -29,7 +29,8 @@ void check_ais(const Rbm& rbm, int n_betas, std::uint64_t seed, double min_dista
   options.n_betas = n_betas;
   options.seed = seed;
   const AisResult ais = log_z_ais(rbm, options);
-  std::printf("AIS %.4f ± %.4f, exact %.4f, W=0 value %.4f\n", ais.log_z, ais.std_err, exact, log_z_without_weights(rbm));
+  std::printf("AIS %.4f ± %.4f, exact %.4f, W=0 value %.4f\n", ais.log_z, ais.std_err, exact,
+              log_z_without_weights(rbm));
   EXPECT_GT(ais.std_err, 0.0);
   EXPECT_LT(std::abs(ais.log_z - exact), 3.0 * ais.std_err)
       << "AIS " << ais.log_z << " ± " << ais.std_err << ", exact " << exact;

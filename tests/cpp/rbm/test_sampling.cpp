@@ -119,7 +119,7 @@ void run_data_move_stationarity(std::uint64_t seed) {
   ASSERT_EQ(rates.size(), 5u);
   for (double rate : rates) {
     EXPECT_GT(rate, 0.005);  // the moves do happen (thousands of the 480,000 proposals)
-    EXPECT_LT(rate, 0.98);  // and are not all accepted (the pool is not q)
+    EXPECT_LT(rate, 0.98);   // and are not all accepted (the pool is not q)
   }
 }
 
@@ -197,7 +197,8 @@ TEST(Sampling, OwnLogQMatchesModel) {
       for (Eigen::Index n = 0; n < 4; ++n) EXPECT_NEAR(got[n], expected[n], 1e-12);
     }
     const VectorD own = sampler.own_log_q().segment(block * 4, 4);
-    const VectorD expected = rbm.log_unnormalized(v, config.betas[static_cast<std::size_t>(block)], Tempering::kInteraction);
+    const VectorD expected = rbm.log_unnormalized(v, config.betas[static_cast<std::size_t>(block)],
+                                                  Tempering::kInteraction);
     for (Eigen::Index n = 0; n < 4; ++n) EXPECT_NEAR(own[n], expected[n], 1e-12);
   }
 }
@@ -255,7 +256,7 @@ void run_own_log_q_after_update(double tolerance) {
   sampler.init_chains(VectorD::Constant(7, 0.5), rng);
   for (int update = 0; update < 3; ++update) {
     sampler.sweep(params, 1, rng);
-    (void)sampler.own_log_q();  // b·v computed for these chains
+    (void)sampler.own_log_q();                 // b·v computed for these chains
     for (int twice = 0; twice < 2; ++twice) {  // two updates before the next read: the changes accumulate
       rbm.b.array() += 0.3 * (update + 1);
       rbm.W.array() *= 0.9;
@@ -264,8 +265,8 @@ void run_own_log_q_after_update(double tolerance) {
     }
     for (int block = 0; block < 3; ++block) {
       const MatrixD v = sampler.block_chains(block).template cast<double>();
-      const VectorD expected =
-          rbm.log_unnormalized(v, config.betas[static_cast<std::size_t>(block)], Tempering::kInteraction);
+      const VectorD expected = rbm.log_unnormalized(v, config.betas[static_cast<std::size_t>(block)],
+                                                    Tempering::kInteraction);
       const VectorD own = sampler.own_log_q().segment(block * 4, 4);
       for (Eigen::Index n = 0; n < 4; ++n) EXPECT_NEAR(own[n], expected[n], tolerance) << "block " << block;
     }
@@ -440,8 +441,7 @@ TEST(Sampling, AdaptiveLadderStaysValidAndImprovesRoundTrips) {
   // Measured over 10 seeds: adapted/linear = 1.17 on average (adapted ladders make 27.9k ± 1.6k round trips per
   // run, linear 23.9k ± 3.1k). Summed over 6 runs the ratio's sd is about 0.06, so "more round trips than the
   // linear ladder" holds with a margin near 3 sd.
-  EXPECT_GT(adapted, linear)
-      << "adapted ladder made " << adapted << " round trips, linear " << linear;
+  EXPECT_GT(adapted, linear) << "adapted ladder made " << adapted << " round trips, linear " << linear;
 }
 
 // The ladder's replica labels on their own: three rungs, one replica each. A replica that last visited β = 0
@@ -469,7 +469,7 @@ TEST(Sampling, LadderCountsRoundTrips) {
 // whole step.
 TEST(Sampling, LadderMovesItsRungsTowardsTheDropOfTheFlow) {
   TemperatureLadder ladder({1.0, 0.5, 0.0}, 1, /*adaptive=*/true, /*interval=*/2, /*damping=*/1.0);
-  ladder.record_flow();  // rung 1 has no labelled replica yet
+  ladder.record_flow();               // rung 1 has no labelled replica yet
   EXPECT_FALSE(ladder.maybe_move());  // one iteration of the interval's two
   EXPECT_FALSE(ladder.maybe_move());  // the interval is over, but no statistics at rung 1: no move
   ladder.exchange(0, 1);              // the replica from β = 1 steps down to rung 1
@@ -501,8 +501,8 @@ TEST(Sampling, LadderRejectsBadLadders) {
   EXPECT_THROW(TemperatureLadder({1.0, 0.5, 0.0}, 1, true, 1, 0.0), Error);
   EXPECT_THROW(TemperatureLadder({0.9, 0.5, 0.0}, 1, false, 1, 0.5), Error);
   TemperatureLadder ladder({1.0, 0.5, 0.0}, 2, false, 1, 0.5);
-  EXPECT_THROW(ladder.set_betas({1.0, 0.0}), Error);             // a different number of rungs
-  EXPECT_THROW(ladder.set_betas({1.0, 0.0, 0.5}), Error);        // not decreasing
+  EXPECT_THROW(ladder.set_betas({1.0, 0.0}), Error);       // a different number of rungs
+  EXPECT_THROW(ladder.set_betas({1.0, 0.0, 0.5}), Error);  // not decreasing
   ladder.set_betas({1.0, 0.25, 0.0});
   EXPECT_EQ(ladder.beta(1), 0.25);
 }
@@ -553,7 +553,7 @@ TEST(Sampling, DataMovePoolKeepsItsNewestRows) {
   EXPECT_EQ(moves.rungs(), 1);
   EXPECT_THROW(DataMoves<double>(kHidden, 4, 10, 3), Error);  // more rungs than the ladder has
   EXPECT_THROW(DataMoves<double>(kHidden, 1, 0, 3), Error);   // an empty pool
-  DataMoves<double> none(kHidden, 0, 0, 3);                  // no moves: rows are ignored, whatever their width
+  DataMoves<double> none(kHidden, 0, 0, 3);                   // no moves: rows are ignored, whatever their width
   none.add_rows(MatrixD::Zero(3, kHidden + 1));
   EXPECT_EQ(none.pool_rows(), 0);
   EXPECT_TRUE(none.acceptance_rates().empty());

@@ -262,8 +262,8 @@ TEST(Tracker, PersistentChainsWidenTheErrorBars) {
       b.observe(obs);
     }
     const double ratio = a.std_dev(0) / b.std_dev(0);
-    std::printf("%s chains: sd with / without the autocorrelation time %.2f\n", persistent ? "persistent" : "independent",
-                ratio);
+    std::printf("%s chains: sd with / without the autocorrelation time %.2f\n",
+                persistent ? "persistent" : "independent", ratio);
     if (persistent) {
       EXPECT_GT(ratio, 3.0);  // τ → 2K + 1 = 41 for weights that never change: sd × up to √41 ≈ 6.4
     } else {
@@ -338,8 +338,8 @@ TEST(Tracker, LeaveOneOutWeightsMatchTheirDefinition) {
       for (Eigen::Index n = 0; n < x.rows(); ++n) {
         const MatrixD xn = x.row(n);
         Rbm loo = rbm;
-        loo.W += scale * (xn.transpose() * sig.row(n) -
-                          (x.transpose() * sig - xn.transpose() * sig.row(n)) / (n_chains - 1.0));
+        loo.W += scale *
+                 (xn.transpose() * sig.row(n) - (x.transpose() * sig - xn.transpose() * sig.row(n)) / (n_chains - 1.0));
         loo.b += scale * (xn.transpose() - (x.colwise().sum() - xn).transpose() / (n_chains - 1.0));
         loo.c += scale * (sig.row(n).transpose() - (sig.colwise().sum() - sig.row(n)).transpose() / (n_chains - 1.0));
         expected[n] = before.free_energy(xn)[0] - loo.free_energy(xn)[0];
@@ -607,15 +607,16 @@ void expect_tracks(const TrackingRun& run, const char* label) {
     if (std::abs(run.errors[k]) <= 2.0 * run.sds[k]) ++inside2;
   }
   const auto n = static_cast<int>(run.errors.size());
-  std::printf("%s: %d checkpoints, max |tracked - exact| = %.3f nats, rms %.3f, mean (error/sd)^2 %.2f, last sd %.3f, "
-              "%d within 2 sd\n",
-              label, n, max_error, std::sqrt(sum_sq / n), sum_z2 / n, run.sds.back(), inside2);
-  // The issue's targets. Accuracy: within 0.5 nats of exact at every checkpoint (measured 0.04 on 196×12,
+  std::printf(
+      "%s: %d checkpoints, max |tracked - exact| = %.3f nats, rms %.3f, mean (error/sd)^2 %.2f, last sd %.3f, "
+      "%d within 2 sd\n",
+      label, n, max_error, std::sqrt(sum_sq / n), sum_z2 / n, run.sds.back(), inside2);
+  // Targets. Accuracy: within 0.5 nats of exact at every checkpoint (measured 0.04 on 196×12,
   // 0.21 on 784×12).
   EXPECT_LT(max_error, 0.5);
   // Honest error bars: with exact Gaussian error bars 95.4% of checkpoints fall within 2 sd; the checkpoints
   // share the filter's state (they are autocorrelated), so the count scatters more than a binomial one, and the
-  // issue asks for >= ~90% (measured 100% / 100% / 95% with the default tracker, 75% / 60% / 50% with the
+  // target is >= ~90% (measured 100% / 100% / 95% with the default tracker, 75% / 60% / 50% with the
   // paper's per-step weights).
   EXPECT_GE(inside2, (9 * n + 9) / 10);
 }
@@ -723,8 +724,8 @@ TEST(TrackerSettled, MatchesExactLogZAtEveryRung) {
     score(partial, partial.n_temperatures(), cold);
   }
   for (const auto& [name, e] : {std::pair<const char*, const Errors&>{"settled", whole}, {"cold settle", cold}}) {
-    std::printf("%s: %d rung checkpoints, max |settled - exact| %.3f nats, max |z| %.2f, mean z^2 %.2f\n", name,
-                e.n, e.max_error, e.max_abs_z, e.sum_z2 / e.n);
+    std::printf("%s: %d rung checkpoints, max |settled - exact| %.3f nats, max |z| %.2f, mean z^2 %.2f\n", name, e.n,
+                e.max_error, e.max_abs_z, e.sum_z2 / e.n);
     EXPECT_LE(e.max_abs_z, 4.0) << name;
     // 36 values that share chains are not independent; a mean z² of 3 would mean error bars √3 too narrow.
     EXPECT_LT(e.sum_z2 / e.n, 3.0) << name;

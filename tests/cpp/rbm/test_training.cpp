@@ -172,7 +172,8 @@ void check_observations_are_log_probabilities(int n_visible, int n_hidden, int b
       const double beta = obs.betas[static_cast<std::size_t>(i)];
       const VectorD expected = rbm.log_unnormalized(x, beta, Tempering::kInteraction) -
                                before.log_unnormalized(x, beta, Tempering::kInteraction);
-      for (Eigen::Index n = 0; n < x.rows(); ++n) EXPECT_NEAR(obs.update_log_weights[static_cast<std::size_t>(i)][n], expected[n], 1e-10);
+      for (Eigen::Index n = 0; n < x.rows(); ++n)
+        EXPECT_NEAR(obs.update_log_weights[static_cast<std::size_t>(i)][n], expected[n], 1e-10);
       if (i + 1 < 4) {
         const double beta_next = obs.betas[static_cast<std::size_t>(i + 1)];
         const VectorD own = before.log_unnormalized(x, beta, Tempering::kInteraction);
@@ -245,46 +246,46 @@ TEST(TrainingSession, PicksTheTrackerForParallelTemperingOnly) {
 TEST(TrainingSession, DivergingUpdateIsUndoneAndTheNextStepWorks) {
   const MatrixD data = bars_and_stripes(3);
   for (const bool single : {false, true})
-  for (NegativePhase method : {NegativePhase::kCD, NegativePhase::kPCD, NegativePhase::kPT}) {
-    SCOPED_TRACE(static_cast<int>(method) + (single ? 10 : 0));
-    Rbm rbm = session_model();
-    TrainerConfig config = session_config(method);
-    // W ← W (1 − ε λ) + ε g = −2 W + ε g: from a weight of 1e308, the update overflows whatever the batch. In double
-    // precision the planted weight is finite in the sampler too and only the update overflows; in float the
-    // sampler's copy is already infinite and the gradient not finite, which must not outlive the restored model
-    // (through the momentum increments, even at momentum 0).
-    config.learning_rate = 1.0;
-    config.weight_decay = 3.0;
-    config.single_precision = single;
-    RbmTrainingSession session(rbm, config);
-    session.step(data);  // a healthy step first: the chains are under way when an update diverges
-    rbm.W(2, 3) = 1e308;
-    ++rbm.revision;
-    const Rbm before = rbm;
-    try {
-      session.step(data);
-      ADD_FAILURE() << "the step did not diverge";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ErrorCode::kNumeric) << e.what();
+    for (NegativePhase method : {NegativePhase::kCD, NegativePhase::kPCD, NegativePhase::kPT}) {
+      SCOPED_TRACE(static_cast<int>(method) + (single ? 10 : 0));
+      Rbm rbm = session_model();
+      TrainerConfig config = session_config(method);
+      // W ← W (1 − ε λ) + ε g = −2 W + ε g: from a weight of 1e308, the update overflows whatever the batch. In double
+      // precision the planted weight is finite in the sampler too and only the update overflows; in float the
+      // sampler's copy is already infinite and the gradient not finite, which must not outlive the restored model
+      // (through the momentum increments, even at momentum 0).
+      config.learning_rate = 1.0;
+      config.weight_decay = 3.0;
+      config.single_precision = single;
+      RbmTrainingSession session(rbm, config);
+      session.step(data);  // a healthy step first: the chains are under way when an update diverges
+      rbm.W(2, 3) = 1e308;
+      ++rbm.revision;
+      const Rbm before = rbm;
+      try {
+        session.step(data);
+        ADD_FAILURE() << "the step did not diverge";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::kNumeric) << e.what();
+      }
+      EXPECT_TRUE(rbm.W == before.W);
+      EXPECT_TRUE(rbm.b == before.b);
+      EXPECT_TRUE(rbm.c == before.c);
+      EXPECT_GT(rbm.revision, before.revision);
+      // The same model diverges the same way again, and is restored again.
+      EXPECT_THROW(session.step(data), Error);
+      EXPECT_TRUE(rbm.W == before.W);
+      // Changed outside the session (as zeta_rbm_set_params does), the model trains on.
+      rbm.W(2, 3) = 0.0;
+      ++rbm.revision;
+      const MatrixD sane_W = rbm.W;
+      EXPECT_NO_THROW(session.step(data));
+      EXPECT_TRUE(rbm.W.allFinite() && rbm.b.allFinite() && rbm.c.allFinite());
+      EXPECT_FALSE(rbm.W == sane_W);
+      if (session.tracked() != nullptr) {
+        EXPECT_TRUE(std::isfinite(session.tracked()->log_z()));
+      }
     }
-    EXPECT_TRUE(rbm.W == before.W);
-    EXPECT_TRUE(rbm.b == before.b);
-    EXPECT_TRUE(rbm.c == before.c);
-    EXPECT_GT(rbm.revision, before.revision);
-    // The same model diverges the same way again, and is restored again.
-    EXPECT_THROW(session.step(data), Error);
-    EXPECT_TRUE(rbm.W == before.W);
-    // Changed outside the session (as zeta_rbm_set_params does), the model trains on.
-    rbm.W(2, 3) = 0.0;
-    ++rbm.revision;
-    const MatrixD sane_W = rbm.W;
-    EXPECT_NO_THROW(session.step(data));
-    EXPECT_TRUE(rbm.W.allFinite() && rbm.b.allFinite() && rbm.c.allFinite());
-    EXPECT_FALSE(rbm.W == sane_W);
-    if (session.tracked() != nullptr) {
-      EXPECT_TRUE(std::isfinite(session.tracked()->log_z()));
-    }
-  }
 }
 
 // train() is step() on consecutive mini-batches that wrap around the data, reporting each update.

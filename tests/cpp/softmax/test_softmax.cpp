@@ -1,4 +1,4 @@
-// Many-class softmax (paper 5): gradients against finite differences, the samplers against their target
+// Many-class softmax (Barber & Botev 2016): gradients against finite differences, the samplers against their target
 // distributions, the normaliser estimators against the exact sum, lazy momentum against dense momentum,
 // determinism, serialization and argument checking.
 #include <gtest/gtest.h>
@@ -22,9 +22,9 @@
 namespace zeta {
 namespace {
 
-constexpr SoftmaxMethod kSampledMethods[] = {SoftmaxMethod::kImportance,       SoftmaxMethod::kBernoulli,
-                                             SoftmaxMethod::kRanking,          SoftmaxMethod::kNegativeSampling,
-                                             SoftmaxMethod::kNce,              SoftmaxMethod::kBlackOut};
+constexpr SoftmaxMethod kSampledMethods[] = {SoftmaxMethod::kImportance, SoftmaxMethod::kBernoulli,
+                                             SoftmaxMethod::kRanking,    SoftmaxMethod::kNegativeSampling,
+                                             SoftmaxMethod::kNce,        SoftmaxMethod::kBlackOut};
 
 MatrixD random_matrix(Eigen::Index rows, Eigen::Index cols, Rng& rng, double sd = 1.0) {
   MatrixD m(rows, cols);
@@ -185,7 +185,8 @@ TEST(Softmax, AliasFrequenciesMatchTarget) {
   // Chi-square goodness of fit; threshold at a false-alarm rate of 1e-6 (z = 4.753) for a random seed.
   Rng rng(4);
   std::vector<double> weights(60);
-  for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = (i % 7 == 3) ? 0.0 : 1.0 / (1.0 + static_cast<double>(i)) + 0.3 * rng.uniform();
+  for (std::size_t i = 0; i < weights.size(); ++i)
+    weights[i] = (i % 7 == 3) ? 0.0 : 1.0 / (1.0 + static_cast<double>(i)) + 0.3 * rng.uniform();
   const AliasTable table(weights);
   const int draws = 300000;
   std::vector<double> counts(weights.size(), 0.0);
@@ -282,8 +283,8 @@ TEST(Softmax, BernoulliSamplingCostIsOrderKPlusLogC) {
 //   kNegativeSampling        Σ_k u(d_k) / (K q_n(d_k))             → Σ_{d≠c} u(d)   (q_n: q on d ≠ c)
 //   kNce                     Σ_k u(d_k) / (K q(d_k)) = Σ u e^{−lw} → Σ_d u(d)       (noise over all classes)
 //   kBlackOut                (1 − Q(c))/K Σ_k u(d_k)/Q(d_k)        → Σ_{d≠c} u(d)
-double normaliser_estimate(const SoftmaxClassifier& model, const SoftmaxSample& sample, std::size_t e,
-                           int true_class, const VectorD& s) {
+double normaliser_estimate(const SoftmaxClassifier& model, const SoftmaxSample& sample, std::size_t e, int true_class,
+                           const VectorD& s) {
   const int K = model.config().n_negatives;
   const double C = model.n_classes();
   const double q_c = model.proposal_probability(true_class);
@@ -409,7 +410,8 @@ TEST(Softmax, LazyMomentumEqualsDenseMomentum) {
       const double a = lazy.train_batch(x, labels);
       const double b = dense.train_batch(x, labels);
       ASSERT_NEAR(a, b, 1e-10 * (1.0 + std::abs(a))) << "step " << step;
-      EXPECT_LE(lazy.rows_touched_last_update(), 3 * (c.n_negatives + 1) + (method == SoftmaxMethod::kBernoulli ? 40 : 0));
+      EXPECT_LE(lazy.rows_touched_last_update(),
+                3 * (c.n_negatives + 1) + (method == SoftmaxMethod::kBernoulli ? 40 : 0));
     }
     const SoftmaxParams p = lazy.parameters();
     const SoftmaxParams q = dense.parameters();

@@ -2,12 +2,12 @@
 // parallel tempering, SML training, online log Z tracking, exact and AIS estimators.
 #pragma once
 
-#include "zeta/rbm/model.hpp"
+#include "zeta/rbm/bridge_cache.hpp"
+#include "zeta/rbm/data_moves.hpp"
+#include "zeta/rbm/estimators.hpp"
 #include "zeta/rbm/gibbs.hpp"
 #include "zeta/rbm/ladder.hpp"
-#include "zeta/rbm/data_moves.hpp"
-#include "zeta/rbm/bridge_cache.hpp"
+#include "zeta/rbm/model.hpp"
 #include "zeta/rbm/tempering.hpp"
-#include "zeta/rbm/trainer.hpp"
 #include "zeta/rbm/tracker.hpp"
-#include "zeta/rbm/estimators.hpp"
+#include "zeta/rbm/trainer.hpp"

@@ -27,13 +27,13 @@
 
 namespace zeta {
 
-constexpr int kDarnMaxLayers = 9;          // sizes[0] = x plus up to 8 stochastic hidden layers
+constexpr int kDarnMaxLayers = 9;            // sizes[0] = x plus up to 8 stochastic hidden layers
 constexpr int kDarnMaxExactHiddenBits = 30;  // exact log p(x) enumerates 2^bits hidden configurations
 
 // The shape of a DARN. Numbers only, so a C API can fill it in directly.
 struct DarnStructure {
-  std::vector<int> sizes;           // sizes[0] = n_visible, sizes[1..L] the stochastic layers bottom-up
-  int deterministic = 0;            // tanh units between stochastic layers, in decoder and encoder; 0 = none
+  std::vector<int> sizes;               // sizes[0] = n_visible, sizes[1..L] the stochastic layers bottom-up
+  int deterministic = 0;                // tanh units between stochastic layers, in decoder and encoder; 0 = none
   bool autoregressive_visible = false;  // autoregression within x (eq. 5 with x_{<j})
   bool autoregressive_encoder = false;  // autoregression within each encoder layer (eq. 8)
   int n_stochastic() const { return static_cast<int>(sizes.size()) - 1; }
@@ -44,10 +44,10 @@ struct DarnStructure {
 //   a = W·(tanh(U·input + u) or input) + w + A·h_{<},   p(h_j = 1 | …) = σ(a_j).
 // n_in = 0 is the top-layer prior (bias and autoregression only).
 struct StochasticLayer {
-  MatrixD hidden_weight;  // U: n_det × n_in (empty without deterministic units)
-  VectorD hidden_bias;    // u: n_det
-  MatrixD weight;         // W: n_out × (n_det or n_in); n_out × 0 for the prior
-  VectorD bias;           // w: n_out
+  MatrixD hidden_weight;   // U: n_det × n_in (empty without deterministic units)
+  VectorD hidden_bias;     // u: n_det
+  MatrixD weight;          // W: n_out × (n_det or n_in); n_out × 0 for the prior
+  VectorD bias;            // w: n_out
   MatrixD autoregressive;  // A: n_out × n_out, strictly lower triangular (empty when the layer has none)
 
   int n_out() const { return static_cast<int>(bias.size()); }

@@ -64,10 +64,10 @@ class BridgeCache {
  private:
   // How much is current, each level including the ones before it.
   enum class Level {
-    kNothing,           // bᵀv must be computed from scratch
-    kBiasStepBehind,    // bᵀv = bv_ + pending_dbᵀv (the chains unchanged since bv_, the bias moved)
-    kVisibleTerms,      // bv_
-    kOwnLogQ,           // bv_ and own_log_q_
+    kNothing,         // bᵀv must be computed from scratch
+    kBiasStepBehind,  // bᵀv = bv_ + pending_dbᵀv (the chains unchanged since bv_, the bias moved)
+    kVisibleTerms,    // bv_
+    kOwnLogQ,         // bv_ and own_log_q_
   };
   void ensure_visible_terms(const ChainStack<S>& chains);
   // values[n] = log q̃_β of chain first + n wherever values[n] is NaN (the others are kept).

@@ -27,7 +27,7 @@ struct TemperingConfig {
   bool adaptive = false;       // move the ladder to maximise the round-trip flow of replicas (fixed M)
   int adapt_interval = 200;    // sampler iterations between ladder moves
   double adapt_damping = 0.5;  // fraction of the way to the feedback-optimal ladder per move
-  // Data-driven moves (not in paper 1; 0 = its sampler): in every sweep, the chains of the coldest
+  // Data-driven moves (not in Desjardins et al.; 0 = their sampler): in every sweep, the chains of the coldest
   // `data_move_rungs` rungs get one independence Metropolis–Hastings move in hidden space whose proposal is the
   // aggregate posterior of recent training rows, g(h) = mean_d p(h | x_d), x_d from add_proposal_rows. For a
   // model that fits its data g is close to the model's own marginal q(h), so a chain can jump straight into a
@@ -72,7 +72,7 @@ class TemperedSampler {
   void invalidate() { preactivations_current_ = false; }
 
   // k Gibbs sweeps at every temperature, then (when M > 1) one round of swaps between even pairs and one
-  // between odd pairs (deterministic even-odd schedule, Metropolis rule of paper 1 eq. 2). Leaves the
+  // between odd pairs (deterministic even-odd schedule, Metropolis rule of Desjardins et al. eq. 2). Leaves the
   // pre-activations of the final states fresh.
   void sweep(const ParamMirror<S>& p, int k, Rng& rng);
 
@@ -97,9 +97,7 @@ class TemperedSampler {
 
   const Mat<S>& chains() const { return v_; }
   auto block_chains(int i) const { return v_.middleRows(static_cast<Eigen::Index>(i) * chains_, chains_); }
-  auto block_preactivations(int i) const {
-    return a_.middleRows(static_cast<Eigen::Index>(i) * chains_, chains_);
-  }
+  auto block_preactivations(int i) const { return a_.middleRows(static_cast<Eigen::Index>(i) * chains_, chains_); }
 
   // Swap acceptance per neighbouring pair (i, i+1): since construction, and an exponential moving average of
   // the recent rounds (time constant 100 rounds).
@@ -123,9 +121,7 @@ class TemperedSampler {
   int ladder_moves() const { return ladder_.moves(); }
 
  private:
-  ChainStack<S> chain_stack() const {
-    return {v_, a_, ladder_.betas(), mode_, chains_, preactivations_current_};
-  }
+  ChainStack<S> chain_stack() const { return {v_, a_, ladder_.betas(), mode_, chains_, preactivations_current_}; }
   void chains_replaced();
   void swap_round(int first_pair, Rng& rng);
   void gibbs_sweep(int rungs, bool preactivations_fresh, const ParamMirror<S>& p, Rng& rng);
