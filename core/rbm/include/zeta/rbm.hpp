@@ -1,5 +1,5 @@
 // Binary restricted Boltzmann machines: the model, Gibbs sampling and parallel tempering, SML training,
-// online log Z tracking, exact and AIS estimators.
+// online log Z tracking, exact and AIS estimators, tempered transitions, and removal of hidden units.
 #pragma once
 
 #include "zeta/rbm/model.hpp"
@@ -7,3 +7,5 @@
 #include "zeta/rbm/trainer.hpp"
 #include "zeta/rbm/tracker.hpp"
 #include "zeta/rbm/estimators.hpp"
+#include "zeta/rbm/tempered_transition.hpp"
+#include "zeta/rbm/removal.hpp"
