@@ -36,32 +36,38 @@ void check_rows(const Rbm& rbm, const MatrixD& rows, const char* what) {
 }
 
 // Ĉ_k and its variance for every unit from the data rows' pre-activations and the model samples' (both n × n_h).
+// Whole matrices at a time: the transcendental functions vectorise over contiguous memory, not down a column.
 RemovalCostEstimate cost_statistics(const MatrixD& data_pre, const MatrixD& model_pre, RemovalCostForm form) {
-  const Eigen::Index n_h = data_pre.cols();
+  using RowArray = Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;  // as the inputs
   const auto n_data = static_cast<double>(data_pre.rows());
   const auto n_model = static_cast<double>(model_pre.rows());
-  RemovalCostEstimate out;
-  out.cost.resize(n_h);
-  out.std_err.resize(n_h);
-  for (Eigen::Index k = 0; k < n_h; ++k) {
-    const Eigen::ArrayXd softplus_data = softplus_array(data_pre.col(k).array());
-    const double data_mean = softplus_data.mean();
-    const double data_variance = variance_of_mean(data_mean, softplus_data.square().mean(), n_data);
-    double model_term = 0.0, model_variance = 0.0;
-    if (form == RemovalCostForm::kExactLog) {
-      // log σ(−x) = −softplus(x): the mean of σ(−x_k) and its delta-method variance in log space, stable however
-      // rarely the unit is off.
-      const LogMeanExp off = log_mean_exp(VectorD(-softplus_array(model_pre.col(k).array()).matrix()));
-      model_variance = model_pre.rows() > 1 ? off.variance : 0.0;
-      model_term = off.log_mean + 0.5 * model_variance;
-    } else {
-      const Eigen::ArrayXd on = model_pre.col(k).array().logistic();
-      model_term = -on.mean();
-      model_variance = variance_of_mean(on.mean(), on.square().mean(), n_model);
-    }
-    out.cost[k] = data_mean + model_term;
-    out.std_err[k] = std::sqrt(data_variance + model_variance);
+  const RowArray softplus_data = softplus_array(data_pre.array());
+  const Eigen::ArrayXd data_mean = softplus_data.colwise().mean().transpose();
+  const Eigen::ArrayXd data_square = softplus_data.square().colwise().mean().transpose();
+  Eigen::ArrayXd model_term(data_pre.cols()), model_variance(data_pre.cols());
+  if (form == RemovalCostForm::kExactLog) {
+    // log σ(−x) = −softplus(x): the log of the mean of σ(−x_k) and its delta-method variance Var(w) / (N w̄²), from
+    // w scaled by the largest value (as log_mean_exp), stable however rarely the unit is off.
+    const RowArray log_off = -softplus_array(model_pre.array());
+    const Eigen::RowVectorXd shift = log_off.colwise().maxCoeff().matrix();
+    const RowArray w = (log_off.rowwise() - shift.array()).exp();
+    const Eigen::ArrayXd mean = w.colwise().mean().transpose();
+    const Eigen::ArrayXd squares = (w.rowwise() - mean.transpose()).square().colwise().sum().transpose();
+    model_variance = n_model > 1.0 ? Eigen::ArrayXd(squares / (n_model - 1.0) / (n_model * mean.square()))
+                                   : Eigen::ArrayXd(Eigen::ArrayXd::Zero(mean.size()));
+    model_term = shift.transpose().array() + mean.log() + 0.5 * model_variance;
+  } else {
+    const RowArray on = model_pre.array().logistic();
+    const Eigen::ArrayXd mean = on.colwise().mean().transpose();
+    const Eigen::ArrayXd square = on.square().colwise().mean().transpose();
+    model_term = -mean;
+    for (Eigen::Index k = 0; k < mean.size(); ++k) model_variance[k] = variance_of_mean(mean[k], square[k], n_model);
   }
+  RemovalCostEstimate out;
+  out.cost = (data_mean + model_term).matrix();
+  out.std_err.resize(data_pre.cols());
+  for (Eigen::Index k = 0; k < data_pre.cols(); ++k)
+    out.std_err[k] = std::sqrt(variance_of_mean(data_mean[k], data_square[k], n_data) + model_variance[k]);
   return out;
 }
 
