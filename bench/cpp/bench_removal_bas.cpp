@@ -9,9 +9,10 @@
 //                     --resume P]
 //       The removal procedure; every `every` steps, at every removal and at each of the `after-removal` steps after
 //       one (where the paper saw KL spikes from Gibbs sampling failing) a row with N, the exact KL, the smallest
-//       estimated cost and (with a ladder) tracked against exact log Z; one events row per removed unit with its
-//       estimated and exact cost and the KL before and after the step. --checkpoint P writes P.zeta (model),
-//       P.chains and P.state every N steps; --resume P continues from them (the tracker restarts).
+//       estimated cost, the smallest exact cost (KL + that is what deleting the cheapest unit at once would give) and
+//       (with a ladder) tracked against exact log Z; one events row per removed unit with its estimated and exact
+//       cost and the KL before and after the step. --checkpoint P writes P.zeta (model), P.chains and P.state every
+//       N steps; --resume P continues from them (the tracker restarts).
 //   bench_removal_bas greedy --model M.zeta --to N [--csv G.csv --label L]
 //       The baseline: delete the unit of smallest exact cost without lowering it first, repeatedly, down to N units.
 //   bench_removal_bas speed --model M.zeta [--seconds 20 ... prune options]
@@ -31,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "removal_common.hpp"
 #include "zeta/base/data.hpp"
 #include "zeta/base/error.hpp"
 #include "zeta/rbm/estimators.hpp"
@@ -40,36 +42,10 @@
 
 namespace {
 
+using namespace removal_bench;
 using zeta::MatrixD;
 using zeta::Rbm;
 using zeta::VectorD;
-
-using Args = std::map<std::string, std::string>;
-
-Args parse(int argc, char** argv, int first) {
-  Args args;
-  for (int i = first; i < argc; ++i) {
-    const std::string key = argv[i];
-    if (key.rfind("--", 0) != 0 || i + 1 >= argc) throw std::runtime_error("expected --key value, got " + key);
-    args[key.substr(2)] = argv[++i];
-  }
-  return args;
-}
-std::string get(const Args& a, const std::string& key, const std::string& fallback) {
-  const auto it = a.find(key);
-  return it == a.end() ? fallback : it->second;
-}
-std::string need(const Args& a, const std::string& key) {
-  const auto it = a.find(key);
-  if (it == a.end()) throw std::runtime_error("missing --" + key);
-  return it->second;
-}
-
-double thread_cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
 
 // Mini-batches drawn uniformly with replacement from the patterns.
 class Batches {
@@ -129,68 +105,6 @@ int train(const Args& a) {
   return 0;
 }
 
-zeta::PrunerConfig pruner_config(const Args& a) {
-  zeta::PrunerConfig c;
-  c.gibbs_steps = std::stoi(get(a, "gibbs", "5"));
-  c.chains = std::stoi(get(a, "chains", "1000"));
-  c.n_temperatures = std::stoi(get(a, "temperatures", "1"));
-  const std::string rule = get(a, "rule", "noise-aware");
-  if (rule == "noise-aware")
-    c.rule = zeta::PruneRule::kNoiseAware;
-  else if (rule == "naive")
-    c.rule = zeta::PruneRule::kNaive;
-  else
-    throw std::runtime_error("--rule must be noise-aware or naive");
-  const std::string cost = get(a, "cost", "exact");
-  if (cost == "exact")
-    c.cost_form = zeta::RemovalCostForm::kExactLog;
-  else if (cost == "first-order")
-    c.cost_form = zeta::RemovalCostForm::kFirstOrder;
-  else
-    throw std::runtime_error("--cost must be exact or first-order");
-  c.criterion = std::stod(get(a, "criterion", "3"));
-  c.rate = std::stod(get(a, "rate", "1e-2"));
-  c.tempered_steps = std::stoi(get(a, "tempered-steps", "100"));
-  c.tempered_beta_min = std::stod(get(a, "tempered-beta-min", "0.9"));
-  c.single_precision = get(a, "float", "0") == "1";
-  c.seed = std::stoull(get(a, "seed", "1"));
-  return c;
-}
-
-// Checkpoint files: P.zeta (the model), P.chains (rows × cols, then the 0/1 values as text), P.state (steps done,
-// removals, the batch generator's next seed).
-void write_checkpoint(const std::string& prefix, const Rbm& rbm, const zeta::Pruner& pruner, long steps_done,
-                      std::uint64_t next_seed) {
-  zeta::save_rbm(rbm, prefix + ".zeta");
-  const MatrixD chains = pruner.chains();
-  std::ofstream c(prefix + ".chains.tmp");
-  c << chains.rows() << ' ' << chains.cols() << '\n';
-  for (Eigen::Index r = 0; r < chains.rows(); ++r) {
-    for (Eigen::Index k = 0; k < chains.cols(); ++k) c << (chains(r, k) > 0.5 ? '1' : '0');
-    c << '\n';
-  }
-  c.close();
-  std::rename((prefix + ".chains.tmp").c_str(), (prefix + ".chains").c_str());
-  std::ofstream s(prefix + ".state.tmp");
-  s << steps_done << ' ' << next_seed << '\n';
-  s.close();
-  std::rename((prefix + ".state.tmp").c_str(), (prefix + ".state").c_str());
-}
-
-MatrixD read_chains(const std::string& path) {
-  std::ifstream in(path);
-  Eigen::Index rows = 0, cols = 0;
-  if (!(in >> rows >> cols)) throw std::runtime_error("cannot read " + path);
-  MatrixD out(rows, cols);
-  for (Eigen::Index r = 0; r < rows; ++r) {
-    std::string line;
-    in >> line;
-    if (static_cast<Eigen::Index>(line.size()) != cols) throw std::runtime_error("truncated " + path);
-    for (Eigen::Index k = 0; k < cols; ++k) out(r, k) = line[static_cast<std::size_t>(k)] == '1' ? 1.0 : 0.0;
-  }
-  return out;
-}
-
 int prune(const Args& a) {
   const MatrixD data = zeta::bars_and_stripes(3);
   zeta::PrunerConfig config = pruner_config(a);
@@ -209,8 +123,7 @@ int prune(const Args& a) {
     const std::string prefix = a.at("resume");
     rbm = zeta::load_rbm(prefix + ".zeta");
     resume_chains = read_chains(prefix + ".chains");
-    std::ifstream s(prefix + ".state");
-    if (!(s >> done >> batch_seed)) throw std::runtime_error("cannot read " + prefix + ".state");
+    read_state(prefix, done, batch_seed);
     config.seed ^= 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(done + 1);  // a fresh stream for the rest
   } else {
     rbm = zeta::load_rbm(need(a, "model"));
@@ -223,7 +136,8 @@ int prune(const Args& a) {
   if (a.count("trace")) {
     trace = std::make_unique<std::ofstream>(a.at("trace"), std::ios::app);
     if (trace->tellp() == 0)
-      *trace << "label,step,n_hidden,kl,min_cost,min_cost_sd,mean_factor,log_z_tracked,log_z_sd,log_z_exact\n";
+      *trace << "label,step,n_hidden,kl,min_cost,min_cost_sd,min_exact_cost,mean_factor,log_z_tracked,log_z_sd,log_z_"
+                "exact\n";
   }
   if (a.count("events")) {
     events = std::make_unique<std::ofstream>(a.at("events"), std::ios::app);
@@ -237,7 +151,9 @@ int prune(const Args& a) {
     const double min_cost = costs.size() > 0 ? costs.minCoeff(&k) : std::nan("");
     const double min_sd = costs.size() > 0 ? pruner.cost_std_errs()[k] : std::nan("");
     *trace << label << ',' << step << ',' << rbm.n_hidden() << ',' << zeta::kl_divergence_exact(rbm, data) << ','
-           << min_cost << ',' << min_sd << ',' << pruner.last_step().mean_factor << ',';
+           << min_cost << ',' << min_sd << ','
+           << (rbm.n_hidden() >= 2 ? zeta::removal_costs_exact(rbm, data).minCoeff() : std::nan("")) << ','
+           << pruner.last_step().mean_factor << ',';
     if (pruner.tracks_log_z())
       *trace << pruner.log_z() << ',' << pruner.log_z_std_dev() << ',' << zeta::log_z_exact(rbm) << '\n';
     else
