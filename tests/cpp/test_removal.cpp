@@ -161,8 +161,24 @@ TEST(Removal, ExactCostIsTheChangeOfTheKlDivergence) {
         -without.mean_log_likelihood(data, log_z_exact(without)) + wide.mean_log_likelihood(data, log_z_exact(wide));
     EXPECT_NEAR(costs[k], direct, 1e-9);
   }
-  EXPECT_THROW(removal_costs_exact(random_rbm(4, 1, 3), MatrixD::Zero(2, 4)), Error);
+  // A single hidden unit: its removal leaves p(v) ∝ e^{bᵀv}.
+  const Rbm single = random_rbm(4, 1, 3);
+  MatrixD four = MatrixD::Zero(2, 4);
+  four(1, 2) = 1.0;
+  Rbm none = single;  // the unit switched off for good: the same p(v) as no hidden layer
+  none.W.setZero();
+  none.c[0] = -800.0;
+  EXPECT_NEAR(
+      removal_costs_exact(single, four)[0],
+      -none.mean_log_likelihood(four, log_z_exact(none)) + single.mean_log_likelihood(four, log_z_exact(single)),
+      1e-10);
   EXPECT_THROW(removal_costs_exact(wide, MatrixD::Zero(2, 5)), Error);
+  try {
+    removal_costs_exact(random_rbm(31, 31, 1, 0.01, 0.0), MatrixD::Zero(1, 31));
+    FAIL() << "expected kUnsupported";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
+  }
 }
 
 TEST(Removal, CostGradientsMatchFiniteDifferences) {

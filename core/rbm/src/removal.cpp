@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -218,17 +219,22 @@ double kl_divergence_exact(const Rbm& rbm, const MatrixD& data) {
 VectorD removal_costs_exact(const Rbm& rbm, const MatrixD& data) {
   rbm.validate();
   check_rows(rbm, data, "data");
-  require(rbm.n_hidden() >= 2, "a removal cost needs at least 2 hidden units");
-  require(std::min(rbm.n_visible(), rbm.n_hidden() - 1) <= kMaxExactUnits,
+  require(std::min(rbm.n_visible(), rbm.n_hidden()) <= kMaxExactUnits,
           "exact removal costs enumerate a layer of at most " + std::to_string(kMaxExactUnits) + " units",
           ErrorCode::kUnsupported);
   const double log_z = log_z_exact(rbm);
   const MatrixD data_pre = preactivations(rbm, data);
   VectorD costs(rbm.n_hidden());
   for (int k = 0; k < rbm.n_hidden(); ++k) {
-    Rbm without = rbm;
-    without.remove_hidden(k);
-    costs[k] = softplus_array(data_pre.col(k).array()).mean() + log_z_exact(without) - log_z;
+    double log_z_without = 0.0;
+    if (rbm.n_hidden() == 1) {  // no hidden layer left: Z = Π_i (1 + e^{b_i})
+      log_z_without = softplus_array(rbm.b.array()).sum();
+    } else {
+      Rbm without = rbm;
+      without.remove_hidden(k);
+      log_z_without = log_z_exact(without);
+    }
+    costs[k] = softplus_array(data_pre.col(k).array()).mean() + log_z_without - log_z;
   }
   return costs;
 }
@@ -365,14 +371,20 @@ class Pruner::EngineImpl final : public Pruner::Engine {
       info.removed_std_errs.push_back(estimate.std_err[unit]);
       info.log_p_off.push_back(shift[0]);
 
+      // The shifted filter is formed first: should it fail, the model is still whole.
+      std::unique_ptr<LogZTracker> shifted;
+      if (tracker != nullptr) {
+        shifted = std::make_unique<LogZTracker>(*tracker);
+        shifted->shift(shift, shift_variance);
+      }
       rbm.remove_hidden(unit);
+      if (tracker != nullptr) *tracker = std::move(*shifted);
       const Eigen::Index after = data_pre.cols() - 1 - unit;
       data_pre.middleCols(unit, after) = data_pre.rightCols(after).eval();
       data_pre.conservativeResize(Eigen::NoChange, data_pre.cols() - 1);
       const TemperedTransitionStats stats = resample_for_new_shape();
       tempered_proposed += stats.proposed;
       tempered_accepted += stats.accepted;
-      if (tracker != nullptr) tracker->shift(shift, shift_variance);
       ++o.removals_;
       estimate = model_costs(data_pre);
     }

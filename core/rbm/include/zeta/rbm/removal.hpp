@@ -50,8 +50,8 @@ enum class PruneRule {
 double kl_divergence_exact(const Rbm& rbm, const MatrixD& data);
 
 // C_k for every hidden unit against the empirical distribution of data's rows, with p(h_k = 0) = Z_{−k} / Z by
-// enumeration (Z_{−k}: the model without unit k). Throws Error(kUnsupported) when the model is too large to
-// enumerate (both layers above kMaxExactUnits units) and kArgument when it has a single hidden unit.
+// enumeration (Z_{−k}: the model without unit k; with a single hidden unit, the model with none). Throws
+// Error(kUnsupported) when the model is too large to enumerate (both layers above kMaxExactUnits units).
 VectorD removal_costs_exact(const Rbm& rbm, const MatrixD& data);
 
 // Sampled removal costs with standard errors: the data term from the rows of data, p(h_k = 0) from model_samples
