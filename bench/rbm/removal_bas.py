@@ -16,8 +16,9 @@ and writes CSVs into --out:
   events.csv   label,step,unit,n_hidden_after,est_cost,est_sd,exact_cost,kl_before,kl_after,tempered_acceptance
   greedy.csv   label,n_hidden,kl,removed_exact_cost
   summary.csv  one row per trial (and per from-scratch model)
-Trials run --jobs at a time; a trial already complete in trace.csv is skipped, so the script can be rerun after an
-interruption (a partial trial is rerun from its start).
+Trials run --jobs at a time, each into its own trace_<label>.csv and events_<label>.csv (merged at the end); a
+trial already complete is skipped and a partial one resumes from its last checkpoint (every 50,000 steps; the
+resumed part draws from a fresh random stream), so the script can be rerun after an interruption.
 
   python3 bench/rbm/removal_bas.py --bin build/bench/bench_removal_bas --out bench/rbm/removal \
       --steps 300000 --trials-pcd5 5 --trials-pcd1 8 --jobs 2
@@ -44,7 +45,7 @@ def rows(path):
     if not os.path.exists(path):
         return []
     with open(path) as f:
-        return list(csv.DictReader(f))
+        return [r for r in csv.DictReader(f) if r["label"] != "label"]
 
 
 def drop_label(path, label):
@@ -94,30 +95,32 @@ def main():
             run([binary, "greedy", "--model", model, "--to", "1", "--label", label, "--csv", path("greedy.csv")], log)
 
     # 3./4. Removal trials.
+    # Each trial writes its own trace_<label>.csv and events_<label>.csv (two processes appending to one file could
+    # interleave partial lines); they are merged into trace.csv and events.csv at the end.
     def trial(gibbs, index, steps, extra=(), prefix="prune"):
         label = f"{prefix}_pcd{gibbs}_t{index}"
-        last = [r for r in rows(path("trace.csv")) if r["label"] == label]
+        trace, events = path(f"trace_{label}.csv"), path(f"events_{label}.csv")
+        last = rows(trace)
         if last and int(last[-1]["step"]) >= steps:
             return label
         checkpoint = path(f"{label}.ckpt")
-        resume = last and os.path.exists(checkpoint + ".state")
-        if resume:
+        if last and os.path.exists(checkpoint + ".state"):
             done = int(open(checkpoint + ".state").read().split()[0])
-            for name in ("trace.csv", "events.csv"):  # rows written after the checkpoint are rewritten
-                p = path(name)
+            for p in (trace, events):  # rows written after the checkpoint are written again
                 if os.path.exists(p):
                     with open(p) as f:
                         lines = f.readlines()
                     with open(p, "w") as f:
                         f.writelines(l for i, l in enumerate(lines)
-                                     if i == 0 or not l.startswith(label + ",") or int(l.split(",")[1]) <= done)
+                                     if i == 0 or (l.split(",")[1].isdigit() and int(l.split(",")[1]) <= done))
             source = ["--resume", checkpoint]
         else:
-            drop_label(path("trace.csv"), label)
-            drop_label(path("events.csv"), label)
+            for p in (trace, events):
+                if os.path.exists(p):
+                    os.remove(p)
             source = ["--model", starts[gibbs]]
         run([binary, "prune", *source, "--steps", str(steps), "--seed", str(100 * gibbs + index),
-             "--gibbs", str(gibbs), "--label", label, "--trace", path("trace.csv"), "--events", path("events.csv"),
+             "--gibbs", str(gibbs), "--label", label, "--trace", trace, "--events", events,
              "--checkpoint", checkpoint, "--checkpoint-every", "50000", "--model-out", path(f"{label}.zeta"), *extra],
             log)
         return label
@@ -132,7 +135,20 @@ def main():
             for f in [pool.submit(trial, g, 1, a.long_steps) for g in (5, 1)]:
                 f.result()
 
-    # 5. From scratch at the final sizes, and the summary.
+    # 5. Merged traces, models trained from scratch at the final sizes, and the summary.
+    for name in ("trace", "events"):
+        parts = sorted(f for f in os.listdir(a.out) if f.startswith(name + "_") and f.endswith(".csv"))
+        merged = [r for part in parts for r in rows(path(part))]
+        header = None
+        for part in parts:
+            with open(path(part)) as f:
+                header = f.readline().strip().split(",")
+            break
+        if header:
+            with open(path(name + ".csv"), "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=header)
+                w.writeheader()
+                w.writerows(merged)
     trace = rows(path("trace.csv"))
     events = rows(path("events.csv"))
     train = rows(path("train.csv"))
