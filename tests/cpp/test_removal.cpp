@@ -610,6 +610,37 @@ TEST(Pruner, AnUpdateLowersBothTheKlAndTheTargetCost) {
   }
 }
 
+// The other settings run too and still find the hurting unit: float kernels, the full-energy family, the
+// first-order cost (an upper bound, −p(h_k = 1) ≈ −0.5 here against log p(h_k = 0) ≈ −0.69), the naive rule.
+TEST(Pruner, OtherSettingsFindTheHurtingUnit) {
+  const MatrixD data = bars_and_stripes(3);
+  const Rbm start = trained_bars_and_stripes(8, 13, 10000);
+  MatrixD batch(1000, 9);
+  for (Eigen::Index r = 0; r < batch.rows(); ++r) batch.row(r) = data.row(r % 14);
+  for (int variant = 0; variant < 2; ++variant) {
+    Rbm rbm = start;
+    add_hurting_unit(rbm, data, 0, 1.0);
+    PrunerConfig config;
+    config.single_precision = true;
+    config.tempering = Tempering::kFullEnergy;
+    config.cost_form = variant == 0 ? RemovalCostForm::kFirstOrder : RemovalCostForm::kExactLog;
+    config.rule = PruneRule::kNaive;
+    config.chains = 300;
+    config.n_temperatures = variant == 0 ? 1 : 6;
+    config.seed = 21;
+    Pruner pruner(rbm, config);
+    int removed = 0, steps = 0;
+    for (; steps < 10 && removed == 0; ++steps) removed = pruner.step(batch);
+    EXPECT_EQ(removed, 1) << "variant " << variant;
+    EXPECT_EQ(pruner.last_step().removed_units, std::vector<int>{8}) << "variant " << variant << " step " << steps;
+    EXPECT_EQ(rbm.n_hidden(), 8);
+    if (variant == 1) {
+      for (int s = 0; s < 50; ++s) pruner.step(batch);
+      EXPECT_LT(std::abs(pruner.log_z() - log_z_exact(rbm)), 4.0 * pruner.log_z_std_dev() + 0.02);
+    }
+  }
+}
+
 TEST(Pruner, RunReportsProgressAndChecksArguments) {
   const MatrixD data = bars_and_stripes(3);
   Rbm rbm = random_rbm(9, 4, 2, 0.1, 0.1);
