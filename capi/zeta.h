@@ -130,8 +130,8 @@ ZETA_API zeta_status zeta_rbm_init_from_data(zeta_rbm *rbm, const double *data, 
  * out has n_rows entries. Cost O(n n_v n_h). */
 ZETA_API zeta_status zeta_rbm_free_energy(const zeta_rbm *rbm, const double *v, int64_t n_rows, double *out);
 /* Mean log-likelihood of n_rows binary rows given log Z: -mean F(v) - log_z. Cost O(n n_v n_h). */
-ZETA_API zeta_status zeta_rbm_mean_log_likelihood(const zeta_rbm *rbm, const double *data, int64_t n_rows,
-                                                  double log_z, double *out);
+ZETA_API zeta_status zeta_rbm_mean_log_likelihood(const zeta_rbm *rbm, const double *data, int64_t n_rows, double log_z,
+                                                  double *out);
 /* p(h = 1 | v) for n_rows rows of v with entries in [0, 1] (mean-field inputs allowed); out is n_rows x n_hidden.
  * Cost O(n n_v n_h). */
 ZETA_API zeta_status zeta_rbm_hidden_probs(const zeta_rbm *rbm, const double *v, int64_t n_rows, double *out);
@@ -149,9 +149,9 @@ ZETA_API zeta_status zeta_rbm_log_z_exact_progress(const zeta_rbm *rbm, zeta_pro
  * (may be NULL). Cost O(n_runs n_betas n_v n_h). */
 ZETA_API zeta_status zeta_rbm_log_z_ais(const zeta_rbm *rbm, int32_t n_runs, int32_t n_betas, uint64_t seed,
                                         double *log_z, double *std_err);
-ZETA_API zeta_status zeta_rbm_log_z_ais_progress(const zeta_rbm *rbm, int32_t n_runs, int32_t n_betas,
-                                                 uint64_t seed, zeta_progress_fn progress, void *user_data,
-                                                 double *log_z, double *std_err);
+ZETA_API zeta_status zeta_rbm_log_z_ais_progress(const zeta_rbm *rbm, int32_t n_runs, int32_t n_betas, uint64_t seed,
+                                                 zeta_progress_fn progress, void *user_data, double *log_z,
+                                                 double *std_err);
 
 /* n_samples independent chains started from the base rates (or sigmoid(b) without them), n_gibbs_steps >= 1
  * block-Gibbs sweeps each, drawn with the handle's generator (hence non-const). out_v receives
@@ -185,18 +185,18 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *   adaptive_tempering     0      0,1       move the PT ladder to maximise the replicas' round-trip flow
  *   adapt_interval         200    int >= 1  sampler iterations between ladder moves
  *   adapt_damping          0.5    (0, 1]    fraction of the way to the optimal ladder per move
- *   data_move_rungs        0      int >= 0  PCD/PT: the coldest rungs (<= M; PCD: <= 1) whose chains also get
- *                                           a hidden-space Metropolis-Hastings move per sweep proposing from
- *                                           the aggregate posterior of recent training rows; 0 = paper 1's
+ *   data_move_rungs        0      int >= 0  PCD/PT: the coldest rungs (<= M; PCD: <= 1) whose chains also get a
+ *                                           hidden-space Metropolis-Hastings move per sweep proposing from the
+ *                                           aggregate posterior of recent training rows; 0 = Desjardins et al.'s
  *                                           sampler (CD: must be 0)
  *   data_pool_rows         1000   int >= 1  recent training rows that proposal is built from
- *   cold_sweep_rungs       0      int >= 0  PCD/PT: the coldest rungs (<= M; PCD: <= 1) that get cold_sweeps
- *                                           extra Gibbs sweeps per update (with their data moves); they relax
- *                                           slowest and bias the tracker while they lag; 0 = paper 1's sampler
+ *   cold_sweep_rungs       0      int >= 0  PCD/PT: the coldest rungs (<= M; PCD: <= 1) that get cold_sweeps extra
+ *                                           Gibbs sweeps per update (with their data moves); they relax slowest
+ *                                           and bias the tracker while they lag; 0 = Desjardins et al.'s sampler
  *   cold_sweeps            0      int >= 0  extra Gibbs sweeps per update at those rungs (CD: both must be 0)
  *   single_precision       1      0,1       float sampling kernels (faster) or double throughout
- *   seed                   0      int in [0, 2^53]  seeds the generator of the handle made (trainer, EBP,
- *                                           softmax): the only key that applies to every kind
+ *   seed                   0      int 0..2^53  seeds the generator of the handle made (trainer, EBP, softmax,
+ *                                           MLP): the only key that applies to every kind
  *   tracker_sigma_b2       1e-3   > 0       log Z tracker: bias drift variance per update, times eps_t
  * EBP nets (zeta_ebp_new):
  *   ebp_binary_weights     1      0,1       1: binary (+-1) weights, 0: real (Gaussian) weights
@@ -259,9 +259,8 @@ ZETA_API zeta_status zeta_trainer_step(zeta_trainer *trainer, const double *batc
  * wrapping around at the end (shuffle the rows yourself if wanted). The callback (may be NULL) runs after
  * every update with stage "training", done = updates so far, value = tracked log Z (NaN without PT);
  * on cancellation the finished updates are kept. */
-ZETA_API zeta_status zeta_trainer_train(zeta_trainer *trainer, const double *data, int64_t n_rows,
-                                        int64_t batch_size, int64_t n_updates, zeta_progress_fn progress,
-                                        void *user_data);
+ZETA_API zeta_status zeta_trainer_train(zeta_trainer *trainer, const double *data, int64_t n_rows, int64_t batch_size,
+                                        int64_t n_updates, zeta_progress_fn progress, void *user_data);
 /* Tracked log Z of the current model: posterior mean and standard deviation (std_dev may be NULL).
  * Needs method 2 (PT), else ZETA_ERR_UNSUPPORTED. Before the first step the tracker knows only log Z at
  * beta 0: mean is the closed-form guess for W = 0 and std_dev is +inf. O(1). */
@@ -367,16 +366,15 @@ ZETA_API zeta_status zeta_ebp_train_epochs(zeta_ebp *ebp, const double *x, const
                                            zeta_progress_fn progress, void *user_data);
 /* The chosen output (ZETA_EBP_P, ZETA_EBP_D or ZETA_EBP_P_Z) for n_rows rows of x; out is n_rows x n_outputs.
  * Cost O(n P). */
-ZETA_API zeta_status zeta_ebp_scores(const zeta_ebp *ebp, const double *x, int64_t n_rows, int32_t output,
-                                     double *out);
+ZETA_API zeta_status zeta_ebp_scores(const zeta_ebp *ebp, const double *x, int64_t n_rows, int32_t output, double *out);
 /* Decisions of EBP-P (ZETA_EBP_P or ZETA_EBP_P_Z) or EBP-D (ZETA_EBP_D); labels receives n_rows entries.
  * Cost O(n P). */
 ZETA_API zeta_status zeta_ebp_predict(const zeta_ebp *ebp, const double *x, int64_t n_rows, int32_t output,
                                       int32_t *labels);
 /* Fraction of the n_rows examples whose decision differs from the label (with one output, 0 counts as -1).
  * Cost O(n P). */
-ZETA_API zeta_status zeta_ebp_error_rate(const zeta_ebp *ebp, const double *x, const int32_t *labels,
-                                         int64_t n_rows, int32_t output, double *error_rate);
+ZETA_API zeta_status zeta_ebp_error_rate(const zeta_ebp *ebp, const double *x, const int32_t *labels, int64_t n_rows,
+                                         int32_t output, double *error_rate);
 
 /* Sparse inputs in CSR form, for bag-of-words data with many features: row r's non-zeros are
  * indices[indptr[r] .. indptr[r+1]) (columns in [0, n_inputs), strictly increasing within a row) with values
@@ -521,8 +519,8 @@ ZETA_API zeta_status zeta_mlp_scores(const zeta_mlp *mlp, const double *x, int64
                                      double *out);
 ZETA_API zeta_status zeta_mlp_predict(const zeta_mlp *mlp, const double *x, int64_t n_rows, int32_t clipped,
                                       int32_t *labels);
-ZETA_API zeta_status zeta_mlp_error_rate(const zeta_mlp *mlp, const double *x, const int32_t *labels,
-                                         int64_t n_rows, int32_t clipped, double *error_rate);
+ZETA_API zeta_status zeta_mlp_error_rate(const zeta_mlp *mlp, const double *x, const int32_t *labels, int64_t n_rows,
+                                         int32_t clipped, double *error_rate);
 
 #ifdef __cplusplus
 } /* extern "C" */

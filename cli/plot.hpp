@@ -1,4 +1,4 @@
-// Output helpers of the CLI: image grids as PGM, and the tracking figure (paper 1, Fig. 3/4 style) as SVG.
+// Output helpers of the CLI: image grids as PGM, and the tracking figure (Desjardins et al. 2011, Figs. 3-4 style) as SVG.
 #pragma once
 
 #include <algorithm>
@@ -40,8 +40,8 @@ inline Bytes image_grid_pgm(const MatrixD& v, int width, int height) {
 class TrackPlot {
  public:
   // settled / settled_sd: NaN where the checkpoint has no settled estimate (zeta track --settle).
-  void add(double update, double tracked, double sd, double check, double check_sd, double valid_ll,
-           double settled, double settled_sd) {
+  void add(double update, double tracked, double sd, double check, double check_sd, double valid_ll, double settled,
+           double settled_sd) {
     points_.push_back({update, tracked, sd, check, check_sd, valid_ll, settled, settled_sd});
   }
   void mark_best(double update) { best_ = update; }

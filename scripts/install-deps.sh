@@ -9,6 +9,8 @@ packages=(
   libgmock-dev libbenchmark-dev zlib1g-dev libpng-dev
   # C API: sanitizers, Valgrind, libFuzzer (clang's runtime)
   clang-14 libclang-rt-14-dev valgrind
+  # Source formatting (the format_check test pins clang-format 14)
+  clang-format-14
   # Data and the experiments' peers and plots
   dataset-fashion-mnist libmatio-dev python3-torch python3-sklearn python3-matplotlib python3-numpy python3-scipy
   # Java and C# bindings

@@ -3,8 +3,9 @@
 # WebAssembly module in node and the web demo in headless Chromium — all through CTest in one build tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Release -DZETA_BENCH=OFF -DZETA_JAVA=ON -DZETA_CSHARP=ON -DZETA_WASM_TESTS=ON
-cmake --build build-test
+# CMake preset `test` (CMakePresets.json): Release in build-test/, no benchmarks, Java, C# and WebAssembly tests on.
+cmake --preset test
+cmake --build --preset test
 # CTest runs two tests at once on this 2-core class of machine; OpenMP teams of 2 inside each would oversubscribe
 # the cores, and libgomp's spinning barriers then slow small parallel loops a hundredfold. One thread also fixes
 # the GEMMs' rounding (Eigen blocks a product per thread count), so the stochastic tests see the same draws as here.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Check a `zeta track` run against AIS computed afterwards on its checkpoint models, with several AIS seeds per
-checkpoint (paper 1 §4's yardstick, made stronger than one AIS per checkpoint).
+checkpoint (Desjardins et al. §4's yardstick, made stronger than one AIS per checkpoint).
 
     zeta track ... --check none --csv RUN.csv --checkpoint-models PREFIX
     scripts/tracking_ais_check.py RUN.csv PREFIX [--seeds 3] [--runs 100] [--betas 21000] [--zeta build/zeta] [--jobs 1]

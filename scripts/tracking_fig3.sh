@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Paper 1, Fig. 3 settings through the CLI: a 25-hidden RBM on binarised Fashion-MNIST trained with SML-PT
+# Desjardins et al. (2011), Fig. 3 settings through the CLI: a 25-hidden RBM on binarised Fashion-MNIST trained with SML-PT
 # (10 linear-ladder temperatures x 10 chains, mini-batches of 10), eps_init in {1e-3, 1e-2}, alpha in
 # {1e3, 1e4, 1e5}; tracked log Z against exact log Z (2^25 terms) at 50 checkpoints. Summarises per run the
 # max and RMS |tracked - exact| after the first 1,000 updates (= the test log-likelihood error) and the fraction
@@ -10,7 +10,7 @@
 #   UPDATES=20000 CHECKPOINTS=20 DATA=default scripts/tracking_fig3.sh    # a quicker look
 #
 # Environment: UPDATES (default 100000), CHECKPOINTS (50), DATA (fashion | default), OUT (build/fig3),
-# ZETA (build/zeta), LRS ("0.001 0.01"), ALPHAS ("1000 10000 100000"), SEED (1), DATA_MOVES (0 = paper 1's
+# ZETA (build/zeta), LRS ("0.001 0.01"), ALPHAS ("1000 10000 100000"), SEED (1), DATA_MOVES (0 = Desjardins et al.'s
 # sampler; 1 = data-driven hidden-space moves at beta = 1, see docs/tracking.md), CHAINS (10 per temperature).
 set -euo pipefail
 cd "$(dirname "$0")/.."

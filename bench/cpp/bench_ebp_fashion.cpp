@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "zeta/base/data.hpp"
-#include "zeta/ebp/ebp.hpp"
 #include "zeta/base/error.hpp"
+#include "zeta/ebp/ebp.hpp"
 #include "zeta/ebp/mlp.hpp"
 
 namespace {
@@ -76,7 +76,8 @@ struct Learner {
     constexpr std::size_t kBatch = 10;
     for (std::size_t at = 0; at < order.size(); at += kBatch) {
       const std::vector<std::int64_t> rows(order.begin() + static_cast<std::ptrdiff_t>(at),
-                                           order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), at + kBatch)));
+                                           order.begin() +
+                                               static_cast<std::ptrdiff_t>(std::min(order.size(), at + kBatch)));
       std::vector<int> labels;
       for (auto r : rows) labels.push_back(d.labels[static_cast<std::size_t>(r)]);
       const MatrixD x = zeta::dense_select_rows(d.x, rows);
@@ -137,8 +138,8 @@ int main(int argc, char** argv) {
           e0 = error_rate(learner.mlp->predict(test.x), test.labels);
           e1 = error_rate(learner.mlp->predict(test.x, true), test.labels);
         }
-        std::printf("RESULT algo=%s epoch=%d %s=%.4f %s=%.4f train_s=%.2f\n", algo.c_str(), e,
-                    learner.ebp ? "P" : "BP", e0, learner.ebp ? "D" : "clipped", e1, seconds);
+        std::printf("RESULT algo=%s epoch=%d %s=%.4f %s=%.4f train_s=%.2f\n", algo.c_str(), e, learner.ebp ? "P" : "BP",
+                    e0, learner.ebp ? "D" : "clipped", e1, seconds);
         std::fflush(stdout);
       }
     } else if (mode == "timing") {

@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "zeta/ebp/ebp.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/ebp/mlp.hpp"
 #include "zeta/base/text_data.hpp"
+#include "zeta/ebp/ebp.hpp"
+#include "zeta/ebp/mlp.hpp"
 
 namespace {
 
@@ -150,18 +150,24 @@ int main(int argc, char** argv) {
         order_rng.shuffle(perm);
         const auto start = std::chrono::steady_clock::now();
         for (std::size_t at = 0; at < perm.size(); at += static_cast<std::size_t>(batch)) {
-          const std::vector<std::int64_t> rows(perm.begin() + static_cast<std::ptrdiff_t>(at),
-                                               perm.begin() + static_cast<std::ptrdiff_t>(
-                                                                  std::min(perm.size(), at + static_cast<std::size_t>(batch))));
+          const std::vector<std::int64_t> rows(
+              perm.begin() + static_cast<std::ptrdiff_t>(at),
+              perm.begin() + static_cast<std::ptrdiff_t>(std::min(perm.size(), at + static_cast<std::size_t>(batch))));
           std::vector<int> labels;
           for (auto r : rows) labels.push_back(d.y[static_cast<std::size_t>(r)]);
           const MatrixD y = zeta::Ebp::targets(labels, 1);
           if (d.dense) {
             const MatrixD xb = zeta::dense_select_rows(d.x, rows);
-            if (is_ebp) ebp->train_batch(xb, y); else mlp->train_batch(xb, y);
+            if (is_ebp)
+              ebp->train_batch(xb, y);
+            else
+              mlp->train_batch(xb, y);
           } else {
             const CsrMatrix xb = zeta::csr_select_rows(d.xs, rows);
-            if (is_ebp) ebp->train_batch(xb, y); else mlp->train_batch(xb, y);
+            if (is_ebp)
+              ebp->train_batch(xb, y);
+            else
+              mlp->train_batch(xb, y);
           }
         }
         train_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -196,12 +202,13 @@ int main(int argc, char** argv) {
       std::printf("mean pass=%d %s=%.2f%% %s=%.2f%%\n", p + 1, n0, 100 * a0, n1, 100 * a1);
     }
     std::sort(train_seconds.begin(), train_seconds.end());
-    std::printf("RESULT task=%s algo=%s%s min_over_passes %s=%.2f%% %s=%.2f%% | mean_of_fold_minima %s=%.2f%% %s=%.2f%% "
-                "| median_pass_train_s=%.3f\n",
-                task.c_str(), algo.c_str(),
-                is_ebp ? "" : (" lr=" + arg(a, "--lr", "0.01") + " loss=" + loss + " act=" + act).c_str(), n0,
-                100 * best[0], n1, 100 * best[1], n0, 100 * sum_fold_min[0] / n_folds_run, n1,
-                100 * sum_fold_min[1] / n_folds_run, train_seconds[train_seconds.size() / 2]);
+    std::printf(
+        "RESULT task=%s algo=%s%s min_over_passes %s=%.2f%% %s=%.2f%% | mean_of_fold_minima %s=%.2f%% %s=%.2f%% "
+        "| median_pass_train_s=%.3f\n",
+        task.c_str(), algo.c_str(),
+        is_ebp ? "" : (" lr=" + arg(a, "--lr", "0.01") + " loss=" + loss + " act=" + act).c_str(), n0, 100 * best[0],
+        n1, 100 * best[1], n0, 100 * sum_fold_min[0] / n_folds_run, n1, 100 * sum_fold_min[1] / n_folds_run,
+        train_seconds[train_seconds.size() / 2]);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

@@ -35,9 +35,7 @@ using Clock = std::chrono::steady_clock;
 using zeta::MatrixD;
 using zeta::MatrixF;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 double median(std::vector<double> x) {
   std::sort(x.begin(), x.end());
@@ -158,8 +156,8 @@ struct Config {
   std::string name;
   std::string description;
   zeta::TrainerConfig trainer;
-  int rows = 0;          // chains in the sampler (M·N)
-  int model_rows = 0;    // chains at β = 1 (the negative phase)
+  int rows = 0;        // chains in the sampler (M·N)
+  int model_rows = 0;  // chains at β = 1 (the negative phase)
 };
 
 // The GEMMs of one SmlTrainer::step with a persistent negative phase (PCD or PT), in order:
@@ -204,14 +202,22 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (arg == "--threads") threads = std::stoi(next());
-    else if (arg == "--repeats") repeats = std::stoi(next());
-    else if (arg == "--min-time") min_time = std::stod(next());
-    else if (arg == "--hidden") n_hidden = std::stoi(next());
-    else if (arg == "--batch") batch = std::stoi(next());
-    else if (arg == "--configs") configs = next();
-    else if (arg == "--seed") seed = std::stoull(next());
-    else if (arg == "--dump-data") dump_path = next();
+    if (arg == "--threads")
+      threads = std::stoi(next());
+    else if (arg == "--repeats")
+      repeats = std::stoi(next());
+    else if (arg == "--min-time")
+      min_time = std::stod(next());
+    else if (arg == "--hidden")
+      n_hidden = std::stoi(next());
+    else if (arg == "--batch")
+      batch = std::stoi(next());
+    else if (arg == "--configs")
+      configs = next();
+    else if (arg == "--seed")
+      seed = std::stoull(next());
+    else if (arg == "--dump-data")
+      dump_path = next();
     else {
       std::fprintf(stderr, "unknown argument %s\n", arg.c_str());
       return 2;
@@ -310,7 +316,8 @@ int main(int argc, char** argv) {
           << "\", \"chains\": " << c.rows << ", \"model_chains\": " << c.model_rows
           << ", \"updates_per_s\": " << ups_median << ", \"updates_per_s_all\": " << json_array(ups)
           << ", \"gemm_flops_per_update\": " << gemm_flops << ", \"gemm_seconds_per_update\": " << gemm_seconds
-          << ", \"gemm_gflops\": " << gemm_flops / gemm_seconds * 1e-9 << ", \"gemm_bound_updates_per_s\": " << bound_ups
+          << ", \"gemm_gflops\": " << gemm_flops / gemm_seconds * 1e-9
+          << ", \"gemm_bound_updates_per_s\": " << bound_ups
           << ", \"fraction_of_gemm_bound\": " << ups_median / bound_ups << ", \"gemms\": [" << shapes.str() << "]}";
       first_config = false;
       std::fprintf(stderr, "%s: %.1f updates/s (GEMM bound %.1f, %.0f%%)\n", c.name.c_str(), ups_median, bound_ups,

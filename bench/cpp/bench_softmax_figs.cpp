@@ -66,8 +66,8 @@ struct Problem {
   std::vector<int> labels;  // drawn from the true model
   MatrixD x_test;           // N fresh examples from the same model
   std::vector<int> labels_test;
-  MatrixD p_true;           // N × C, p_θ0(c|x_n)
-  double true_loglik = 0.0; // (1/N) Σ log p_θ0(c_n|x_n)
+  MatrixD p_true;            // N × C, p_θ0(c|x_n)
+  double true_loglik = 0.0;  // (1/N) Σ log p_θ0(c_n|x_n)
 };
 
 // Row-wise softmax of scores s (N × C), in place.
@@ -127,7 +127,7 @@ std::vector<Method> methods() {
       {"exact", SoftmaxMethod::kExact, NAN, 1.0, "likelihood"},
       {"importance", SoftmaxMethod::kImportance, NAN, 1.0, "likelihood"},  // Q(c) = f(c), as in the paper
       {"bernoulli", SoftmaxMethod::kBernoulli, NAN, 1.0, "likelihood"},
-      {"blackout", SoftmaxMethod::kBlackOut, NAN, 0.5, "blackout"},         // Q ∝ f^0.5
+      {"blackout", SoftmaxMethod::kBlackOut, NAN, 0.5, "blackout"},  // Q ∝ f^0.5
       {"nce", SoftmaxMethod::kNce, NAN, 1.0, "nce"},
       {"negative-sampling", SoftmaxMethod::kNegativeSampling, NAN, 1.0, "negative-sampling"},
   };
@@ -188,7 +188,7 @@ void gather(const Problem& p, const std::vector<int>& rows, MatrixD& xb, std::ve
 // Trains one model for `iterations` updates; returns the mean exact training log-likelihood over checkpoints every
 // 10 updates (−inf if it diverged).
 double mean_loglik(const Method& m, double learning_rate, std::uint64_t seed, const Problem& p,
-                    const std::vector<std::vector<int>>& batches) {
+                   const std::vector<std::vector<int>>& batches) {
   SoftmaxClassifier model = make_model(m, learning_rate, seed, p);
   MatrixD xb;
   std::vector<int> lb;
@@ -253,13 +253,20 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--out") o.out = next();
-    else if (a == "--iterations") o.iterations = std::atoi(next());
-    else if (a == "--eval-every") o.eval_every = std::atoi(next());
-    else if (a == "--seeds") o.seeds = std::atoi(next());
-    else if (a == "--scan-seed") o.scan_seed = std::strtoull(next(), nullptr, 10);
-    else if (a == "--w-sd") o.w_sd = std::atof(next());
-    else if (a == "--threads") o.threads = std::atoi(next());
+    if (a == "--out")
+      o.out = next();
+    else if (a == "--iterations")
+      o.iterations = std::atoi(next());
+    else if (a == "--eval-every")
+      o.eval_every = std::atoi(next());
+    else if (a == "--seeds")
+      o.seeds = std::atoi(next());
+    else if (a == "--scan-seed")
+      o.scan_seed = std::strtoull(next(), nullptr, 10);
+    else if (a == "--w-sd")
+      o.w_sd = std::atof(next());
+    else if (a == "--threads")
+      o.threads = std::atoi(next());
     else if (a == "--lr") {
       const std::string spec = next();
       const auto eq = spec.find('=');
@@ -313,8 +320,8 @@ int main(int argc, char** argv) {
         const MatrixD prob = k == 0 ? p_exact : MatrixD(models[k].log_prob(p.x).array().exp().matrix());
         const double ll = models[k].mean_log_likelihood(p.x, p.labels);
         csv << seed << ',' << ms[k].label << ',' << ms[k].learning_rate << ',' << iteration << ',' << ll << ','
-            << models[k].mean_log_likelihood(p.x_test, p.labels_test) << ',' << log_mean_abs_diff(prob, p.p_true) << ',' << (k == 0 ? NAN : log_mean_abs_diff(prob, p_exact)) << ','
-            << p.true_loglik << ',' << seconds[k] << '\n';
+            << models[k].mean_log_likelihood(p.x_test, p.labels_test) << ',' << log_mean_abs_diff(prob, p.p_true) << ','
+            << (k == 0 ? NAN : log_mean_abs_diff(prob, p_exact)) << ',' << p.true_loglik << ',' << seconds[k] << '\n';
       }
     };
     evaluate(0);
@@ -334,10 +341,9 @@ int main(int argc, char** argv) {
       if ((it + 1) % o.eval_every == 0 || it + 1 == o.iterations) evaluate(it + 1);
     }
     for (std::size_t k = 0; k < ms.size(); ++k)
-      std::fprintf(stderr, "seed %d: %-20s lr %-6g final loglik %.4f (held-out %.4f), %.1f us per update\n",
-                   seed, ms[k].label.c_str(), ms[k].learning_rate, models[k].mean_log_likelihood(p.x, p.labels),
-                   models[k].mean_log_likelihood(p.x_test, p.labels_test),
-                   1e6 * seconds[k] / o.iterations);
+      std::fprintf(stderr, "seed %d: %-20s lr %-6g final loglik %.4f (held-out %.4f), %.1f us per update\n", seed,
+                   ms[k].label.c_str(), ms[k].learning_rate, models[k].mean_log_likelihood(p.x, p.labels),
+                   models[k].mean_log_likelihood(p.x_test, p.labels_test), 1e6 * seconds[k] / o.iterations);
   }
   std::fprintf(stderr, "wrote %s\n", o.out.c_str());
   return 0;

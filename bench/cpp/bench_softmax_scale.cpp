@@ -1,4 +1,4 @@
-// Many-class softmax at scale (issue 7): C = 100,000 classes with Zipf frequencies, D = 256, mini-batches of 50.
+// Many-class softmax at scale: C = 100,000 classes with Zipf frequencies, D = 256, mini-batches of 50.
 // Measures the time per update of the exact gradient against the paper's sampled normalisation (Bernoulli and
 // importance sampling, K = 20 and K = 100), and the held-out exact log-likelihood each reaches.
 //
@@ -15,8 +15,8 @@
 // task is mostly the scheduler's time slice of other processes. Wall-clock medians are printed beside them. Accuracy: every method trains for --updates updates on the same batches, and the
 // sampled ones also for --long-factor times as many (still less wall-clock time than the exact run); held-out
 // log-likelihood on 2000 fresh examples is computed exactly over all classes.
-#include <Eigen/Core>
 #include <time.h>
+#include <Eigen/Core>
 
 #include <algorithm>
 #include <chrono>
@@ -187,14 +187,22 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--out") o.out = next();
-    else if (a == "--updates") o.updates = std::atoi(next());
-    else if (a == "--long-factor") o.long_factor = std::atoi(next());
-    else if (a == "--timing-runs") o.timing_runs = std::atoi(next());
-    else if (a == "--timing-updates") o.timing_updates = std::atoi(next());
-    else if (a == "--threads") o.threads = std::atoi(next());
-    else if (a == "--lr") o.lr = std::atof(next());
-    else if (a == "--seed") o.seed = std::strtoull(next(), nullptr, 10);
+    if (a == "--out")
+      o.out = next();
+    else if (a == "--updates")
+      o.updates = std::atoi(next());
+    else if (a == "--long-factor")
+      o.long_factor = std::atoi(next());
+    else if (a == "--timing-runs")
+      o.timing_runs = std::atoi(next());
+    else if (a == "--timing-updates")
+      o.timing_updates = std::atoi(next());
+    else if (a == "--threads")
+      o.threads = std::atoi(next());
+    else if (a == "--lr")
+      o.lr = std::atof(next());
+    else if (a == "--seed")
+      o.seed = std::strtoull(next(), nullptr, 10);
     else {
       std::fprintf(stderr, "unknown argument %s (see the comment at the top of bench_softmax_scale.cpp)\n", a.c_str());
       return 2;
@@ -287,8 +295,8 @@ int main(int argc, char** argv) {
                  s.method == SoftmaxMethod::kExact ? 0 : s.k, 1e3 * t);
     for (double r : run_medians) std::fprintf(stderr, " %.3f", 1e3 * r);
     std::fprintf(stderr, ")  speed-up %.1fx; wall-clock median %.3f ms\n", exact_time / t, 1e3 * wall);
-    csv << "cpu-seconds-per-update," << s.label << ',' << (s.method == SoftmaxMethod::kExact ? 0 : s.k) << ",0,"
-        << t << "\n";
+    csv << "cpu-seconds-per-update," << s.label << ',' << (s.method == SoftmaxMethod::kExact ? 0 : s.k) << ",0," << t
+        << "\n";
     csv << "wall-seconds-per-update," << s.label << ',' << (s.method == SoftmaxMethod::kExact ? 0 : s.k) << ",0,"
         << wall << "\n";
   }
@@ -311,7 +319,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "held-out loglik: %-10s K=%-3d after %6d updates (%.1f CPU s of training): %.4f\n",
                      s.label.c_str(), exact ? 0 : s.k, u + 1, train_seconds, ll);
         csv << "heldout-loglik," << s.label << ',' << (exact ? 0 : s.k) << ',' << u + 1 << ',' << ll << "\n";
-        csv << "train-cpu-seconds," << s.label << ',' << (exact ? 0 : s.k) << ',' << u + 1 << ',' << train_seconds << "\n";
+        csv << "train-cpu-seconds," << s.label << ',' << (exact ? 0 : s.k) << ',' << u + 1 << ',' << train_seconds
+            << "\n";
       }
     }
   }

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "zeta/base/data.hpp"
-#include "zeta/rbm/estimators.hpp"
 #include "zeta/base/random.hpp"
+#include "zeta/rbm/estimators.hpp"
 #include "zeta/rbm/model.hpp"
 #include "zeta/rbm/tracker.hpp"
 #include "zeta/rbm/trainer.hpp"
@@ -122,17 +122,27 @@ int main(int argc, char** argv) {
         if (i + 1 >= argc) throw std::runtime_error("missing value after " + arg);
         return argv[++i];
       };
-      if (arg == "--hidden") o.hidden = std::stoi(value());
-      else if (arg == "--updates") o.updates = std::stoi(value());
-      else if (arg == "--lr") o.lr = std::stod(value());
-      else if (arg == "--lr-decay") o.lr_decay = std::stod(value());
-      else if (arg == "--temperatures") o.temperatures = std::stoi(value());
-      else if (arg == "--chains") o.chains = std::stoi(value());
-      else if (arg == "--analyse-at") o.analyse_at = std::stoi(value());
-      else if (arg == "--csv") o.csv = value();
-      else throw std::runtime_error("unknown argument " + arg);
+      if (arg == "--hidden")
+        o.hidden = std::stoi(value());
+      else if (arg == "--updates")
+        o.updates = std::stoi(value());
+      else if (arg == "--lr")
+        o.lr = std::stod(value());
+      else if (arg == "--lr-decay")
+        o.lr_decay = std::stod(value());
+      else if (arg == "--temperatures")
+        o.temperatures = std::stoi(value());
+      else if (arg == "--chains")
+        o.chains = std::stoi(value());
+      else if (arg == "--analyse-at")
+        o.analyse_at = std::stoi(value());
+      else if (arg == "--csv")
+        o.csv = value();
+      else
+        throw std::runtime_error("unknown argument " + arg);
     }
-    if (o.hidden < 1 || o.hidden > 20) throw std::runtime_error("--hidden must be in 1..20 (exact log Z at every update)");
+    if (o.hidden < 1 || o.hidden > 20)
+      throw std::runtime_error("--hidden must be in 1..20 (exact log Z at every update)");
     if (o.analyse_at < 0) o.analyse_at = o.updates;
 
     const MatrixD x = zeta::binarize_threshold(zeta::read_fashion_mnist("train").x);
@@ -153,8 +163,8 @@ int main(int argc, char** argv) {
     auto exact_all = [&](const zeta::Rbm& model) {
       std::vector<double> z(static_cast<std::size_t>(M));
       for (int i = 0; i < M; ++i)
-        z[static_cast<std::size_t>(i)] =
-            zeta::log_z_exact(model, betas[static_cast<std::size_t>(i)], zeta::Tempering::kInteraction);
+        z[static_cast<std::size_t>(i)] = zeta::log_z_exact(model, betas[static_cast<std::size_t>(i)],
+                                                           zeta::Tempering::kInteraction);
       return z;
     };
     std::ofstream csv;

@@ -338,7 +338,7 @@ def make_report(results, configs, variants, facts, args):
               "OpenBLAS columns load Debian's libopenblas0-pthread for the peer processes only; the targets are "
               "checked against the faster of the two.", ""]
     lines += ["### Targets", "",
-              "Issue 2: ≥ 1.5× PyTorch's and ≥ 3× scikit-learn's updates/s (same machine, same run) and ≥ 70% of "
+              "≥ 1.5× PyTorch's and ≥ 3× scikit-learn's updates/s (same machine, same run) and ≥ 70% of "
               "the GEMM-bound limit. The peer figure used is the faster of its BLAS variants.", ""]
     missed = []
     for threads, name, ups, frac, best, bound in verdicts:

@@ -1,9 +1,9 @@
 // Eigen GEMM under wasm SIMD: the reference rate for bench/wasm (built by run.sh with em++ -O3 -msimd128,
 // the flags of the module). gemm_gflops(m, k, n, reps, single): GFLOP/s of C = A B with A m x k, B k x n,
 // float (single = 1) or double, median of 5 blocks of reps products.
+#include <emscripten.h>
 #include <Eigen/Dense>
 #include <algorithm>
-#include <emscripten.h>
 
 template <typename T>
 static double run(int m, int k, int n, int reps) {

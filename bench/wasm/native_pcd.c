@@ -8,12 +8,12 @@
 
 #include "zeta.h"
 
-#define CHECK(call)                                                              \
-  do {                                                                           \
-    if ((call) != ZETA_OK) {                                                     \
-      fprintf(stderr, "%s: %s\n", #call, zeta_last_error());                   \
-      return 1;                                                                  \
-    }                                                                            \
+#define CHECK(call)                                          \
+  do {                                                       \
+    if ((call) != ZETA_OK) {                                 \
+      fprintf(stderr, "%s: %s\n", #call, zeta_last_error()); \
+      return 1;                                              \
+    }                                                        \
   } while (0)
 
 static double now_ms(void) {

@@ -21,8 +21,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s MODEL N_RUNS N_BETAS SEED\n", argv[0]);
     return 2;
   }
-  if (zeta_rbm_load(argv[1], &rbm) != ZETA_OK ||
-      zeta_rbm_log_z_exact(rbm, &exact) != ZETA_OK ||
+  if (zeta_rbm_load(argv[1], &rbm) != ZETA_OK || zeta_rbm_log_z_exact(rbm, &exact) != ZETA_OK ||
       zeta_rbm_log_z_ais(rbm, (int32_t)atoi(argv[2]), (int32_t)atoi(argv[3]), strtoull(argv[4], NULL, 10), &ais,
                          &err) != ZETA_OK) {
     fprintf(stderr, "zeta: %s\n", zeta_last_error());

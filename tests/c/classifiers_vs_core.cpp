@@ -11,23 +11,23 @@
 #include <vector>
 
 #include "zeta.h"
+#include "zeta/base/random.hpp"
+#include "zeta/base/sparse.hpp"
 #include "zeta/ebp/ebp.hpp"
 #include "zeta/ebp/mlp.hpp"
-#include "zeta/base/random.hpp"
 #include "zeta/softmax/classifier.hpp"
-#include "zeta/base/sparse.hpp"
 
 namespace {
 
 int g_failures = 0;
 
-#define EXPECT(cond)                                                                      \
-  do {                                                                                    \
-    if (!(cond)) {                                                                        \
+#define EXPECT(cond)                                                                                    \
+  do {                                                                                                  \
+    if (!(cond)) {                                                                                      \
       std::fprintf(stderr, "%s:%d: EXPECT(%s) failed (last error \"%s\")\n", __FILE__, __LINE__, #cond, \
-                   zeta_last_error());                                                    \
-      ++g_failures;                                                                       \
-    }                                                                                     \
+                   zeta_last_error());                                                                  \
+      ++g_failures;                                                                                     \
+    }                                                                                                   \
   } while (0)
 
 using zeta::MatrixD;
@@ -116,7 +116,8 @@ void test_ebp(bool binary) {
   EXPECT(c_bytes(api, zeta_ebp_to_bytes) == core.serialize());
 
   // One batch of the first 10 rows, then 3 shuffled epochs in batches of 4.
-  core.train_batch(MatrixD(x.topRows(10)), zeta::Ebp::targets(std::vector<int>(labels.begin(), labels.begin() + 10), n_out));
+  core.train_batch(MatrixD(x.topRows(10)),
+                   zeta::Ebp::targets(std::vector<int>(labels.begin(), labels.begin() + 10), n_out));
   EXPECT(zeta_ebp_train_batch(api, xr.data(), lr.data(), 10) == ZETA_OK);
   core_epochs(n, 4, 3, true, order, [&](const std::vector<std::int64_t>& rows) {
     std::vector<int> l;
@@ -136,7 +137,8 @@ void test_ebp(bool binary) {
   EXPECT(same(s.z, out));
   std::vector<std::int32_t> pred(static_cast<std::size_t>(n));
   for (int which = 0; which < 2; ++which) {
-    const std::vector<int> p = core.predict(x, which == 0 ? zeta::EbpOutput::kProbabilistic : zeta::EbpOutput::kDeterministic);
+    const std::vector<int> p = core.predict(x, which == 0 ? zeta::EbpOutput::kProbabilistic
+                                                          : zeta::EbpOutput::kDeterministic);
     EXPECT(zeta_ebp_predict(api, xr.data(), n, which == 0 ? ZETA_EBP_P : ZETA_EBP_D, pred.data()) == ZETA_OK);
     EXPECT(std::vector<int>(pred.begin(), pred.end()) == p);
   }
@@ -188,7 +190,8 @@ void test_softmax(int method, bool hidden) {
   core.set_class_counts(counts);
   EXPECT(zeta_softmax_set_class_counts(api, counts.data(), classes) == ZETA_OK);
 
-  const double core_obj = core.train_batch(MatrixD(x.topRows(12)), std::vector<int>(labels.begin(), labels.begin() + 12));
+  const double core_obj = core.train_batch(MatrixD(x.topRows(12)),
+                                           std::vector<int>(labels.begin(), labels.begin() + 12));
   double api_obj = 0;
   EXPECT(zeta_softmax_train_batch(api, xr.data(), lr.data(), 12, &api_obj) == ZETA_OK);
   EXPECT(std::memcmp(&core_obj, &api_obj, sizeof(double)) == 0);
@@ -248,8 +251,9 @@ void test_mlp(int activation, int loss) {
   EXPECT(zeta_mlp_new(n_in, hidden, 1, n_out, opts, &api) == ZETA_OK);
   zeta_options_free(opts);
   if (api == nullptr) return;
-  const double core_loss =
-      core.train_batch(MatrixD(x.topRows(9)), zeta::Ebp::targets(std::vector<int>(labels.begin(), labels.begin() + 9), n_out));
+  const double core_loss = core.train_batch(MatrixD(x.topRows(9)),
+                                            zeta::Ebp::targets(std::vector<int>(labels.begin(), labels.begin() + 9),
+                                                               n_out));
   double api_loss = 0;
   EXPECT(zeta_mlp_train_batch(api, xr.data(), lr.data(), 9, &api_loss) == ZETA_OK);
   EXPECT(std::memcmp(&core_loss, &api_loss, sizeof(double)) == 0);

@@ -1,4 +1,4 @@
-/* Every function of the C API: results on small models, every class of bad input of issue 4 (NULL pointers,
+/* Every function of the C API: results on small models, every class of bad input (NULL pointers,
  * non-positive sizes, n_rows 0, NaN/inf, non-binary data, a model too large for exact log Z, unknown option
  * keys) with the right status, a message naming the argument and the handle left as it was; cancellation
  * from progress callbacks; bit-exact byte round trips; corrupt, truncated and future-version bytes.
@@ -462,9 +462,9 @@ static void test_options(void) {
   zeta_options *opts = NULL;
   double value = 0;
   int32_t i, n = zeta_options_count();
-  const char *required[] = {"learning_rate", "lr_decay", "n_temperatures", "chains_per_temperature",
-                            "gibbs_steps", "adaptive_tempering", "seed", "momentum", "weight_decay",
-                            "tempering", "method", "adapt_interval"};
+  const char *required[] = {"learning_rate", "lr_decay",           "n_temperatures", "chains_per_temperature",
+                            "gibbs_steps",   "adaptive_tempering", "seed",           "momentum",
+                            "weight_decay",  "tempering",          "method",         "adapt_interval"};
   EXPECT_OK(zeta_options_new(&opts));
   for (i = 0; i < (int32_t)(sizeof required / sizeof required[0]); ++i)
     EXPECT_OK(zeta_options_get(opts, required[i], &value));
@@ -805,8 +805,10 @@ static void test_data(void) {
   CHECK(binary);
   EXPECT_OK(zeta_data_default_labels(ZETA_DATA_TEST, labels, 1000));
   for (i = 0; i < 1000; ++i) {
-    if (labels[i] < 0 || labels[i] > 9) ok = 0;
-    else ++counts[labels[i]];
+    if (labels[i] < 0 || labels[i] > 9)
+      ok = 0;
+    else
+      ++counts[labels[i]];
   }
   CHECK(ok && counts[0] > 0 && counts[9] > 0);
 

@@ -1,5 +1,5 @@
 /* The classifier handles of the C API (zeta_ebp_*, zeta_softmax_*): shapes and values, every class of bad input
- * of issue 4 with the right status, a message naming the argument and the handle left as it was (compared byte
+ * with the right status, a message naming the argument and the handle left as it was (compared byte
  * for byte), options that do not apply to a handle kind, the backpropagation baseline (zeta_mlp_*), bit-exact byte and file round trips (predictions
  * included), truncated/corrupt/newer/foreign bytes, cancellation of the epoch helpers, determinism by seed, and
  * short trainings on a synthetic problem whose Bayes error is known. Small enough for Valgrind.
@@ -576,7 +576,8 @@ static void test_ebp_csr(void) {
   {
     const int64_t saved = indptr[2];
     indptr[2] = indptr[1] - 1;
-    EXPECT_ERR(ZETA_ERR_ARGUMENT, "non-decreasing", zeta_ebp_train_batch_csr(sparse, indptr, indices, values, 4, labels));
+    EXPECT_ERR(ZETA_ERR_ARGUMENT, "non-decreasing",
+               zeta_ebp_train_batch_csr(sparse, indptr, indices, values, 4, labels));
     indptr[2] = saved;
   }
   {
@@ -954,8 +955,8 @@ static void test_softmax_learns(void) {
     EXPECT_OK(zeta_softmax_train_epochs(sm, xtr, ltr, NTRAIN, 20, 5, 1, NULL, NULL));
     EXPECT_OK(zeta_softmax_error_rate(sm, xte, lte, NTEST, &err));
     EXPECT_OK(zeta_softmax_log_likelihood(sm, xte, lte, NTEST, &ll));
-    printf("softmax method %d: test error %.4f (Bayes %.4f, bound %.4f), mean log-likelihood %.4f\n", methods[m],
-           err, bayes, bound, ll);
+    printf("softmax method %d: test error %.4f (Bayes %.4f, bound %.4f), mean log-likelihood %.4f\n", methods[m], err,
+           bayes, bound, ll);
     CHECK(err < bound);
     if (methods[m] == ZETA_SOFTMAX_EXACT) CHECK(ll > -log((double)C));
     zeta_options_free(opts);
@@ -1040,7 +1041,8 @@ static void test_mlp(void) {
   EXPECT_OK(zeta_mlp_scores(copy, x, EROWS, 0, after));
   CHECK(memcmp(before, after, sizeof before) == 0);
   g_calls = 0;
-  EXPECT_ERR(ZETA_ERR_CANCELLED, "cancelled", zeta_mlp_train_epochs(mlp, x, labels, EROWS, 8, 2, 1, cancel_after, &limit));
+  EXPECT_ERR(ZETA_ERR_CANCELLED, "cancelled",
+             zeta_mlp_train_epochs(mlp, x, labels, EROWS, 8, 2, 1, cancel_after, &limit));
   CHECK(g_calls == 2);
   EXPECT_OK(zeta_mlp_train_batch(mlp, x, labels, 8, NULL));
   zeta_mlp_free(copy);

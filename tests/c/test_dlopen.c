@@ -1,4 +1,4 @@
-/* The way programs we never see use zeta: dlopen libzeta.so, resolve every symbol of issue 4's contract (and
+/* The way programs we never see use zeta: dlopen libzeta.so, resolve every symbol of the original contract (and
  * every name in zeta.exports) with dlsym, and run a small train-track-save-load session on the embedded data.
  * Not linked against libzeta. argv: library path, exports list, scratch directory. */
 #include <dlfcn.h>
@@ -11,12 +11,12 @@
 #include "zeta.h"
 
 static int g_failures = 0;
-#define CHECK(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);      \
-      ++g_failures;                                                                 \
-    }                                                                               \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+      ++g_failures;                                                            \
+    }                                                                          \
   } while (0)
 
 static void *g_lib = NULL;
@@ -29,7 +29,7 @@ static int load(const char *name, void *fn) {
   return p != NULL;
 }
 
-/* Issue 4's contract, exactly as written there. */
+/* The original contract, exactly as first published. */
 static const char *(*p_version)(void);
 static int32_t (*p_abi_version)(void);
 static const char *(*p_last_error)(void);
@@ -105,13 +105,13 @@ static void check_exports_resolve(const char *exports_path) {
   CHECK(n >= 21);
 }
 
-#define OK(call)                                                                                      \
-  do {                                                                                                \
-    zeta_status s_ = (call);                                                                          \
-    if (s_ != ZETA_OK) {                                                                              \
+#define OK(call)                                                                                          \
+  do {                                                                                                    \
+    zeta_status s_ = (call);                                                                              \
+    if (s_ != ZETA_OK) {                                                                                  \
       fprintf(stderr, "%s:%d: %s failed (%d): %s\n", __FILE__, __LINE__, #call, (int)s_, p_last_error()); \
-      ++g_failures;                                                                                   \
-    }                                                                                                 \
+      ++g_failures;                                                                                       \
+    }                                                                                                     \
   } while (0)
 
 enum { NH = 12, ROWS = 600, BATCH = 20, UPDATES = 60 };
@@ -177,8 +177,7 @@ int main(int argc, char **argv) {
   W2 = malloc(sizeof(double) * 784 * NH);
   OK(p_rbm_get_params(rbm, W, b, c));
   OK(p_rbm_get_params(loaded, W2, b2, c2));
-  CHECK(memcmp(W, W2, sizeof(double) * 784 * NH) == 0 && memcmp(b, b2, sizeof b) == 0 &&
-        memcmp(c, c2, sizeof c) == 0);
+  CHECK(memcmp(W, W2, sizeof(double) * 784 * NH) == 0 && memcmp(b, b2, sizeof b) == 0 && memcmp(c, c2, sizeof c) == 0);
   OK(p_rbm_free_energy(rbm, data, BATCH, f));
   OK(p_rbm_free_energy(loaded, data, BATCH, f2));
   CHECK(memcmp(f, f2, sizeof f) == 0);
@@ -195,7 +194,9 @@ int main(int argc, char **argv) {
   p_rbm_free(rbm);
   remove(model_path);
   dlclose(g_lib);
-  if (g_failures) fprintf(stderr, "test_dlopen: %d check(s) failed\n", g_failures);
-  else printf("test_dlopen: all checks passed\n");
+  if (g_failures)
+    fprintf(stderr, "test_dlopen: %d check(s) failed\n", g_failures);
+  else
+    printf("test_dlopen: all checks passed\n");
   return g_failures != 0;
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the fuzz seed corpus: small valid RBM, EBP and softmax files (the formats of core/src/io.cpp, ebp.cpp and
-softmax.cpp) and broken variants."""
+"""Writes the fuzz seed corpus: small valid RBM, EBP and softmax files (the formats of core/rbm/src/model.cpp,
+core/ebp/src/ebp.cpp and core/softmax/src/classifier.cpp) and broken variants. The DARN seeds (darn_*,
+payload_darn_*: small models, fresh and after a few updates, written by zeta::serialize_darn) are not written here:
+their format carries the trainer's state, which only the library produces."""
 import math
 import os
 import struct

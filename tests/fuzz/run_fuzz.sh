@@ -1,19 +1,23 @@
 #!/bin/sh
-# Builds the model-loading fuzz target with clang (libFuzzer + ASan + UBSan) and runs it for a short time on
-# the seed corpus. Only the core files loading needs are compiled, to keep the CI step short.
-# Usage: run_fuzz.sh CLANGXX SOURCE_DIR WORK_DIR SECONDS EIGEN_INCLUDE_DIR
+# Builds the model-loading fuzz target (tests/fuzz, target fuzz_load) in a clang sub-build of the project, with the
+# core libraries it links instrumented for libFuzzer, ASan and UBSan, and runs it for a short time on the seed
+# corpus. Only that target and the libraries it links are built.
+# Usage: run_fuzz.sh CLANGXX SOURCE_DIR WORK_DIR SECONDS [CMAKE]
 set -eu
 cxx=$1
 src=$2
 work=$3
 seconds=$4
-eigen=$5
+cmake=${5:-cmake}
+flags="-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
 mkdir -p "$work/corpus"
-"$cxx" -std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
-  -fno-sanitize-recover=undefined -I"$src/core/base/include" -I"$src/core/rbm/include" -I"$src/core/ebp/include" \
-  -I"$src/core/softmax/include" -isystem "$eigen" "$src/tests/fuzz/fuzz_load.cpp" "$src/core/base/src/model_file.cpp" \
-  "$src/core/base/src/sparse.cpp" "$src/core/base/src/special.cpp" "$src/core/rbm/src/model.cpp" "$src/core/ebp/src/ebp.cpp" \
-  "$src/core/softmax/src/classifier.cpp" "$src/core/softmax/src/samplers.cpp" -o "$work/fuzz_load"
+# A sub-build configured from another source tree (a moved checkout) cannot be reused.
+grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$src" "$work/build/CMakeCache.txt" 2>/dev/null || rm -rf "$work/build"
+"$cmake" -S "$src" -B "$work/build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=None \
+  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DZETA_FUZZ_TARGET=ON \
+  -DZETA_OPENMP=OFF -DZETA_NATIVE=OFF -DZETA_CLI=OFF -DZETA_BENCH=OFF -DZETA_CAPI_SANITIZER_TEST=OFF \
+  >"$work/build.log" 2>&1 &&
+  "$cmake" --build "$work/build" --target fuzz_load >>"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 # New inputs go to the scratch corpus; the committed seeds are read only.
-"$work/fuzz_load" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
-  -artifact_prefix="$work/" "$work/corpus" "$src/tests/fuzz/corpus"
+"$work/build/tests/fuzz/fuzz_load" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=4096 \
+  -print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" "$src/tests/fuzz/corpus"

@@ -46,32 +46,9 @@ export interface Progress {
 /** Return false (or throw) to cancel: the call then throws ZetaError ZETA_ERR_CANCELLED (or your exception). */
 export type ProgressCallback = (progress: Progress) => boolean | void;
 
-/** Option keys and values; see zeta.h for defaults and ranges. */
-export interface OptionValues {
-  learning_rate?: number;
-  lr_decay?: number;
-  momentum?: number;
-  weight_decay?: number;
-  /** 0 CD-k, 1 PCD-k, 2 parallel tempering (log Z tracking needs 2). */
-  method?: 0 | 1 | 2;
-  gibbs_steps?: number;
-  n_temperatures?: number;
-  chains_per_temperature?: number;
-  tempering?: 0 | 1 | boolean;
-  adaptive_tempering?: 0 | 1 | boolean;
-  adapt_interval?: number;
-  adapt_damping?: number;
-  /** Coldest rungs whose chains also get data-driven hidden-space moves (0 = paper 1's sampler). */
-  data_move_rungs?: number;
-  data_pool_rows?: number;
-  /** Coldest rungs that get `cold_sweeps` extra Gibbs sweeps per update (0 = paper 1's sampler). */
-  cold_sweep_rungs?: number;
-  cold_sweeps?: number;
-  single_precision?: 0 | 1 | boolean;
-  seed?: number;
-  tracker_sigma_b2?: number;
-  [key: string]: number | boolean | undefined;
-}
+/** Option keys and values (generated from the C API's option table into options.d.ts). */
+import type { OptionValues } from './options.js';
+export type { OptionValues };
 
 interface Disposable {
   /** Frees the wasm memory; further use throws. Calling it twice is harmless. */
@@ -218,12 +195,6 @@ export class SoftmaxClassifier implements Disposable {
   readonly disposed: boolean;
 }
 
-declare const zeta: {
-  init: typeof init; version: typeof version; abiVersion: typeof abiVersion; optionKeys: typeof optionKeys;
-  memoryBytes: typeof memoryBytes; hasFunction: typeof hasFunction; rawModule: typeof rawModule;
-  ZetaError: typeof ZetaError; Options: typeof Options; Dataset: typeof Dataset; Rbm: typeof Rbm;
-  Trainer: typeof Trainer; EbpNet: typeof EbpNet; EBP_P: 0; EBP_D: 1; EBP_P_Z: 2;
-  SoftmaxClassifier: typeof SoftmaxClassifier; SOFTMAX_EXACT: 0; SOFTMAX_IMPORTANCE: 1; SOFTMAX_BERNOULLI: 2;
-  SOFTMAX_RANKING: 3; SOFTMAX_NEGATIVE_SAMPLING: 4; SOFTMAX_NCE: 5; SOFTMAX_BLACKOUT: 6;
-};
+/** Every named export above as one object (`import zeta from 'zeta-wasm'`). */
+declare const zeta: Omit<typeof import('./zeta.js'), 'default'>;
 export default zeta;

@@ -14,13 +14,13 @@
 
 #include "zeta.h"
 
-#define CHECK(call)                                                                                         \
-  do {                                                                                                      \
-    zeta_status s_ = (call);                                                                                \
-    if (s_ != ZETA_OK) {                                                                                    \
-      fprintf(stderr, "%s failed: %s\n", #call, zeta_last_error());                                       \
-      exit(1);                                                                                              \
-    }                                                                                                       \
+#define CHECK(call)                                                 \
+  do {                                                              \
+    zeta_status s_ = (call);                                        \
+    if (s_ != ZETA_OK) {                                            \
+      fprintf(stderr, "%s failed: %s\n", #call, zeta_last_error()); \
+      exit(1);                                                      \
+    }                                                               \
   } while (0)
 
 static void print_array(const char *name, const double *x, int n, int last) {

@@ -248,7 +248,7 @@ test('tracked training run on the embedded data: tracked log Z follows exact log
   console.table(rows);
   for (const r of rows) {
     assert.ok(Number.isFinite(r.tracked) && r.sd > 0);
-    // The tracker's error on this run is about 0.2 nats (its reported sd is known to be too small: core issue).
+    // The tracker's error on this run is about 0.2 nats (its reported sd is smaller than that on this short run).
     assert.ok(Math.abs(r.tracked - r.exact) < 0.5 + 4 * r.sd, `tracked ${r.tracked} vs exact ${r.exact}`);
   }
   // Settled log Z: the model held fixed on a copy of the chains; the trainer itself is left as it was.

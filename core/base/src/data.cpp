@@ -67,8 +67,7 @@ Dataset read_idx(const std::string& images_path, const std::string& labels_path,
   d.height = static_cast<int>(rows);
   d.x.resize(n, pixels);
   for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t k = 0; k < pixels; ++k)
-      d.x(i, k) = img[static_cast<std::size_t>(16 + i * pixels + k)] / 255.0;
+    for (std::int64_t k = 0; k < pixels; ++k) d.x(i, k) = img[static_cast<std::size_t>(16 + i * pixels + k)] / 255.0;
   if (!labels_path.empty()) {
     const auto lab = read_whole_file(labels_path);
     if (lab.size() < 8 || read_be32(lab, 0) != 0x00000801U)

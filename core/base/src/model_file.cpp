@@ -125,7 +125,8 @@ Bytes unwrap_payload(const std::uint8_t* data, std::size_t size, ObjectKind expe
     throw Error(ErrorCode::kFormat, "holds object kind " + std::to_string(kind) + ", expected " +
                                         std::to_string(static_cast<int>(expected_kind)));
   if (payload_size != size - kHeaderSize)
-    throw Error(ErrorCode::kFormat, payload_size > size - kHeaderSize ? "data is truncated" : "data has trailing bytes");
+    throw Error(ErrorCode::kFormat,
+                payload_size > size - kHeaderSize ? "data is truncated" : "data has trailing bytes");
   const std::uint8_t* payload = data + kHeaderSize;
   if (crc32(payload, static_cast<std::size_t>(payload_size)) != payload_crc)
     throw Error(ErrorCode::kFormat, "payload checksum mismatch (corrupt data)");

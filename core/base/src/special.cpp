@@ -6,7 +6,7 @@
 namespace zeta {
 namespace {
 
-constexpr double kInvSqrtPi = 0.56418958354775628694807945156077259;    // 1/√π
+constexpr double kInvSqrtPi = 0.56418958354775628694807945156077259;     // 1/√π
 constexpr double kTwoOverSqrtPi = 1.1283791670955125738961589031215452;  // 2/√π
 constexpr double kSqrt2OverPi = 0.79788456080286535587989211986876373;   // √(2/π)
 constexpr double kInvSqrt2 = 0.70710678118654752440084436210484903;      // 1/√2

@@ -87,13 +87,15 @@ SparseDataset parse_svmlight(std::istream& in, const SvmlightOptions& options, c
       if (!parse_int64(key, index)) fail(source, line_no, "feature index '" + shorten(key) + "' is not an integer");
       const std::int64_t col = options.zero_based ? index : index - 1;
       if (col < 0) {
-        fail(source, line_no, "feature index " + std::to_string(index) + " is below " +
-                                  (options.zero_based ? "0" : "1 (indices are 1-based)"));
+        fail(source, line_no,
+             "feature index " + std::to_string(index) + " is below " +
+                 (options.zero_based ? "0" : "1 (indices are 1-based)"));
       }
       if (col >= static_cast<std::int64_t>(INT32_MAX)) fail(source, line_no, "feature index is too large");
       if (options.n_features > 0 && col >= options.n_features) {
-        fail(source, line_no, "feature index " + std::to_string(index) + " exceeds the " +
-                                  std::to_string(options.n_features) + " features");
+        fail(source, line_no,
+             "feature index " + std::to_string(index) + " exceeds the " + std::to_string(options.n_features) +
+                 " features");
       }
       if (col <= previous) fail(source, line_no, "feature indices must be strictly increasing");
       previous = col;
@@ -153,8 +155,9 @@ DenseDataset parse_csv(std::istream& in, const CsvOptions& options, const std::s
     if (n_columns < 0) {
       n_columns = n;
       if (options.label_column >= n) {
-        fail(source, line_no, "label column " + std::to_string(options.label_column) + " is beyond the " +
-                                  std::to_string(n) + " columns");
+        fail(source, line_no,
+             "label column " + std::to_string(options.label_column) + " is beyond the " + std::to_string(n) +
+                 " columns");
       }
     } else if (n != n_columns) {
       fail(source, line_no, "has " + std::to_string(n) + " fields, expected " + std::to_string(n_columns));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/labels.hpp"
 
 namespace zeta {
 namespace {
@@ -32,7 +33,8 @@ void validate_config(const EbpConfig& c, ErrorCode code) {
   require(c.n_outputs >= 1, "EBP needs at least one output", code);
   require(c.n_hidden_layers >= 0 && c.n_hidden_layers <= kEbpMaxHiddenLayers,
           "EBP supports 0 to " + std::to_string(kEbpMaxHiddenLayers) + " hidden layers", code);
-  for (int i = 0; i < c.n_hidden_layers; ++i) require(c.hidden[i] >= 1, "EBP hidden layers need at least one unit", code);
+  for (int i = 0; i < c.n_hidden_layers; ++i)
+    require(c.hidden[i] >= 1, "EBP hidden layers need at least one unit", code);
   require(c.weights == static_cast<std::int32_t>(EbpWeights::kReal) ||
               c.weights == static_cast<std::int32_t>(EbpWeights::kBinary),
           "EBP weights must be 0 (real) or 1 (binary)", code);
@@ -233,7 +235,9 @@ void Ebp::forward(const BatchEntries& x, bool deterministic, Pass& pass) const {
       }
     }
     // ⟨v⟩ = 2Φ(μ/σ) − 1 = erf(μ/(σ√2))
-    pass.vbar[l] = (pass.mu[l].array() / (pass.var[l].array() * 2.0).sqrt()).unaryExpr([](double t) { return std::erf(t); }).matrix();
+    pass.vbar[l] = (pass.mu[l].array() / (pass.var[l].array() * 2.0).sqrt())
+                       .unaryExpr([](double t) { return std::erf(t); })
+                       .matrix();
     if (deterministic && l + 1 < n_layers_u) det = det.unaryExpr([](double u) { return sign_of(u); });
   }
   if (deterministic) pass.det = std::move(det);
@@ -393,6 +397,11 @@ std::vector<int> Ebp::decide(const EbpScores& s, EbpOutput which) {
 
 std::vector<int> Ebp::predict(const MatrixD& x, EbpOutput which) const { return decide(scores(x), which); }
 std::vector<int> Ebp::predict(const CsrMatrix& x, EbpOutput which) const { return decide(scores(x), which); }
+
+double Ebp::error_rate(const MatrixD& x, const std::vector<int>& labels, EbpOutput which) const {
+  require(static_cast<std::int64_t>(labels.size()) == x.rows(), "EBP error rate needs one label per row");
+  return zeta::error_rate(predict(x, which), n_outputs() == 1 ? sign_labels(labels) : labels);
+}
 
 EbpMoments Ebp::moments(const MatrixD& x) const {
   require(x.cols() == config_.n_inputs, "EBP input has the wrong number of columns");

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/labels.hpp"
 
 namespace zeta {
 namespace {
@@ -248,6 +249,11 @@ std::vector<int> Mlp::decide(const MatrixD& s) {
 
 std::vector<int> Mlp::predict(const MatrixD& x, bool clipped) const { return decide(scores(x, clipped)); }
 std::vector<int> Mlp::predict(const CsrMatrix& x, bool clipped) const { return decide(scores(x, clipped)); }
+
+double Mlp::error_rate(const MatrixD& x, const std::vector<int>& labels, bool clipped) const {
+  require(static_cast<std::int64_t>(labels.size()) == x.rows(), "MLP error rate needs one label per row");
+  return zeta::error_rate(predict(x, clipped), config_.n_outputs == 1 ? sign_labels(labels) : labels);
+}
 
 double Mlp::loss(const MatrixD& x, const MatrixD& y) const {
   require(x.cols() == config_.n_inputs, "MLP input has the wrong number of columns");

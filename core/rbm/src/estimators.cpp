@@ -29,10 +29,18 @@ EIGEN_STRONG_INLINE PacketD one_plus_exp_neg_abs(const PacketD& x) {
   const PacketD n = ep::psub(ep::padd(ep::pmul(m, ep::pset1<PacketD>(1.4426950408889634)), shifter), shifter);
   PacketD r = ep::pmadd(n, ep::pset1<PacketD>(-0.6931471803691238), m);  // ln2 split hi/lo (Cody–Waite)
   r = ep::pmadd(n, ep::pset1<PacketD>(-1.9082149292705877e-10), r);
-  static constexpr double kInverseFactorials[] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0,
-                                                  1.0 / 362880.0,    1.0 / 40320.0,    1.0 / 5040.0,
-                                                  1.0 / 720.0,       1.0 / 120.0,      1.0 / 24.0,
-                                                  1.0 / 6.0,         0.5,              1.0,
+  static constexpr double kInverseFactorials[] = {1.0 / 479001600.0,
+                                                  1.0 / 39916800.0,
+                                                  1.0 / 3628800.0,
+                                                  1.0 / 362880.0,
+                                                  1.0 / 40320.0,
+                                                  1.0 / 5040.0,
+                                                  1.0 / 720.0,
+                                                  1.0 / 120.0,
+                                                  1.0 / 24.0,
+                                                  1.0 / 6.0,
+                                                  0.5,
+                                                  1.0,
                                                   1.0};
   PacketD p = ep::pset1<PacketD>(kInverseFactorials[0]);
   for (int i = 1; i < 13; ++i) p = ep::pmadd(p, r, ep::pset1<PacketD>(kInverseFactorials[i]));
@@ -252,8 +260,7 @@ AisResult log_z_ais(const Rbm& rbm, const AisOptions& options, const ProgressCal
     const VectorD vb = v * rbm.b;
     const VectorD vb_base = v * base_bias;
     // log p*_β(v) = (1−β) b_Aᵀv + β bᵀv + Σ_j softplus(β (c_j + W_jᵀv))
-    log_w += (beta - beta_prev) * (vb - vb_base) + rowwise_softplus_sum(a, beta) -
-             rowwise_softplus_sum(a, beta_prev);
+    log_w += (beta - beta_prev) * (vb - vb_base) + rowwise_softplus_sum(a, beta) - rowwise_softplus_sum(a, beta_prev);
     if (k == n_steps) break;
     // Gibbs transition that leaves p_β invariant.
     h = (beta * a.array()).logistic().matrix();
@@ -283,7 +290,7 @@ AisResult log_z_ais(const Rbm& rbm, const AisOptions& options, const ProgressCal
   const double rel = result.std_err;
   result.log_z_upper = result.log_z + std::log1p(3.0 * rel);
   result.log_z_lower = 3.0 * rel < 1.0 ? result.log_z + std::log1p(-3.0 * rel)
-                                        : -std::numeric_limits<double>::infinity();
+                                       : -std::numeric_limits<double>::infinity();
   result.log_weights = log_w;
   return result;
 }

@@ -36,9 +36,7 @@ void Rbm::init_random(Rng& rng, double weight_sd, double bias_sd) {
   for (Eigen::Index i = 0; i < c.size(); ++i) c[i] = bias_sd * rng.normal();
 }
 
-double Rbm::energy(const VectorD& v, const VectorD& h) const {
-  return -(v.dot(W * h)) - b.dot(v) - c.dot(h);
-}
+double Rbm::energy(const VectorD& v, const VectorD& h) const { return -(v.dot(W * h)) - b.dot(v) - c.dot(h); }
 
 VectorD Rbm::free_energy(const MatrixD& v) const {
   MatrixD a = v * W;

@@ -136,8 +136,8 @@ GradientStatistics gradient_statistics(const MatrixD& X, const MatrixD& P, const
   out.kl_variance.c.resize(n_h);
   for (Eigen::Index j = 0; j < n_h; ++j)
     for (Eigen::Index i = 0; i < n_v; ++i)
-      out.kl_variance.W(i, j) =
-          model_var(model_w(i, j), model_w(i, 2 * n_h + j)) + data_var(data_w(i, j), data_w2(i, j));
+      out.kl_variance.W(i, j) = model_var(model_w(i, j), model_w(i, 2 * n_h + j)) +
+                                data_var(data_w(i, j), data_w2(i, j));
   for (Eigen::Index i = 0; i < n_v; ++i)
     out.kl_variance.b[i] = model_var(v_mean[i], v_mean[i]) + data_var(x_mean[i], x2_mean[i]);
   for (Eigen::Index j = 0; j < n_h; ++j)
@@ -161,8 +161,8 @@ GradientStatistics gradient_statistics(const MatrixD& X, const MatrixD& P, const
       if (j == k)  // −mean φ + data mean: h_k is 0 under the restriction
         out.cost_variance.W(i, j) = out.kl_variance.W(i, j);
       else
-        out.cost_variance.W(i, j) =
-            restricted_var(model_w(i, j), model_w(i, n_h + j), model_w(i, 3 * n_h + j), model_w(i, 4 * n_h + j));
+        out.cost_variance.W(i, j) = restricted_var(model_w(i, j), model_w(i, n_h + j), model_w(i, 3 * n_h + j),
+                                                   model_w(i, 4 * n_h + j));
     }
   }
   const VectorD v_rm1_sq = V.transpose() * (omega.array() * rm1.array().square()).matrix();
@@ -170,9 +170,9 @@ GradientStatistics gradient_statistics(const MatrixD& X, const MatrixD& P, const
   for (Eigen::Index i = 0; i < n_v; ++i)
     out.cost_variance.b[i] = restricted_var(v_mean[i], v_rm1[i], v_rm1_sq[i], v_r_rm1[i]);
   for (Eigen::Index j = 0; j < n_h; ++j)
-    out.cost_variance.c[j] =
-        j == k ? out.kl_variance.c[j]
-               : restricted_var(model_c[j], model_c[n_h + j], model_c[3 * n_h + j], model_c[4 * n_h + j]);
+    out.cost_variance.c[j] = j == k ? out.kl_variance.c[j]
+                                    : restricted_var(model_c[j], model_c[n_h + j], model_c[3 * n_h + j],
+                                                     model_c[4 * n_h + j]);
   return out;
 }
 
@@ -328,8 +328,8 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     sampler_ = std::make_unique<TemperedSampler<S>>(rbm.n_visible(), rbm.n_hidden(), tempering_);
     params_.sync(rbm);
     synced_revision_ = rbm.revision;
-    const VectorD start =
-        rbm.base_rates.size() == rbm.n_visible() ? rbm.base_rates : VectorD(rbm.b.array().logistic().matrix());
+    const VectorD start = rbm.base_rates.size() == rbm.n_visible() ? rbm.base_rates
+                                                                   : VectorD(rbm.b.array().logistic().matrix());
     sampler_->init_chains(start, rng_);
   }
 
@@ -392,8 +392,9 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     o.cost_std_errs_ = estimate.std_err;
     info.removed = static_cast<int>(info.removed_units.size());
     if (info.removed > 0) {
-      info.tempered_acceptance =
-          tempered_proposed > 0 ? static_cast<double>(tempered_accepted) / static_cast<double>(tempered_proposed) : 0.0;
+      info.tempered_acceptance = tempered_proposed > 0
+                                     ? static_cast<double>(tempered_accepted) / static_cast<double>(tempered_proposed)
+                                     : 0.0;
       o.last_ = std::move(info);
       return o.last_.removed;
     }
@@ -521,8 +522,8 @@ class Pruner::EngineImpl final : public Pruner::Engine {
       obs.learning_rate = cfg.rate;
       obs.update_log_weights.resize(static_cast<std::size_t>(M));
       for (int i = 0; i < M; ++i)
-        obs.update_log_weights[static_cast<std::size_t>(i)] =
-            own_after.segment(i * n, n) - own_before.segment(i * n, n);
+        obs.update_log_weights[static_cast<std::size_t>(i)] = own_after.segment(i * n, n) -
+                                                              own_before.segment(i * n, n);
       // The chains' own influence on the step is spread over N = chains samples and masked by z; no
       // leave-one-out weights (the bias b_t of the filter absorbs what is left).
       obs.update_log_weights_loo.resize(0);
@@ -568,9 +569,9 @@ Pruner::~Pruner() = default;
 void Pruner::restart_tracker() {
   if (config_.n_temperatures < 2) return;
   const std::vector<double> ladder = engine_->betas();
-  tracker_ =
-      std::make_unique<LogZTracker>(ladder, rbm_.log_z_at_beta_zero(config_.tempering),
-                                    log_z_without_interactions(rbm_, ladder, config_.tempering), tracker_config_);
+  tracker_ = std::make_unique<LogZTracker>(ladder, rbm_.log_z_at_beta_zero(config_.tempering),
+                                           log_z_without_interactions(rbm_, ladder, config_.tempering),
+                                           tracker_config_);
 }
 
 int Pruner::step(const MatrixD& batch) {

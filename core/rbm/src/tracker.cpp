@@ -46,8 +46,8 @@ std::vector<double> log_z_without_interactions(const Rbm& rbm, const std::vector
     const double visible_beta = mode == Tempering::kInteraction ? 1.0 : beta;
     // With W = 0, Z_β = Π_k (1 + e^{β_v b_k}) Π_j (1 + e^{β c_j}).
     const double hidden = beta == 0.0 ? rbm.n_hidden() * ln2 : softplus_array(beta * rbm.c.array()).sum();
-    const double visible =
-        visible_beta == 0.0 ? rbm.n_visible() * ln2 : softplus_array(visible_beta * rbm.b.array()).sum();
+    const double visible = visible_beta == 0.0 ? rbm.n_visible() * ln2
+                                               : softplus_array(visible_beta * rbm.b.array()).sum();
     out.push_back(hidden + visible);
   }
   return out;
@@ -121,8 +121,7 @@ VectorD LogZTracker::autocorrelation_times(Autocorrelation& a, const MatrixD& de
     for (Eigen::Index st = 0; st < streams; ++st) {
       products[st * (lags + 1)] = deviations.row(st).squaredNorm();
       for (int k = 1; k <= lags; ++k)
-        products[st * (lags + 1) + k] =
-            deviations.row(st).dot(a.history[static_cast<std::size_t>(k - 1)].row(st));
+        products[st * (lags + 1) + k] = deviations.row(st).dot(a.history[static_cast<std::size_t>(k - 1)].row(st));
     }
     const bool have_history = a.lag_products.weight > 0.0;
     const VectorD avg = smoothed(a.lag_products, products);
@@ -454,8 +453,8 @@ std::vector<LogZTracker> TrackedTrainer::settled_profile(
   // The online estimate seeds each bridge's s; the full settle does not otherwise depend on it.
   const bool online_valid = model.revision == seen_revision_ && tracker_.updates() > 0;
   std::vector<double> betas = trainer_.betas();
-  std::vector<double> guess =
-      online_valid ? tracker_.means() : log_z_without_interactions(model, trainer_.betas(), mode);
+  std::vector<double> guess = online_valid ? tracker_.means()
+                                           : log_z_without_interactions(model, trainer_.betas(), mode);
   const auto cold = static_cast<int>(
       std::count_if(betas.begin(), betas.end(), [min_beta](double beta) { return beta >= min_beta; }));
   const int rungs = min_beta > 0.0 ? std::max(cold, 2) : static_cast<int>(betas.size());
@@ -478,8 +477,8 @@ std::vector<LogZTracker> TrackedTrainer::settled_profile(
   std::vector<std::optional<LogZTracker>> batch(burn_ins.size());
   std::vector<std::vector<double>> batch_means(burn_ins.size());
   // Its own stream, distinct per step, so that settling never replays the draws training will make next.
-  const std::uint64_t seed =
-      trainer_.config().seed ^ (0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(trainer_.steps() + 1));
+  const std::uint64_t seed = trainer_.config().seed ^
+                             (0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(trainer_.steps() + 1));
   int seen = 0;
   const auto visit = [&](const StepObservations& obs) {
     ++seen;
@@ -517,8 +516,8 @@ std::vector<LogZTracker> TrackedTrainer::settled_profile(
 
 TrackedLikelihood TrackedTrainer::log_likelihood(const MatrixD& data) const {
   require(data.rows() > 0, "log-likelihood needs at least one row");
-  require(data.cols() == rbm().n_visible(), "data has " + std::to_string(data.cols()) +
-                                                " columns, the model has " + std::to_string(rbm().n_visible()));
+  require(data.cols() == rbm().n_visible(),
+          "data has " + std::to_string(data.cols()) + " columns, the model has " + std::to_string(rbm().n_visible()));
   return {rbm().mean_log_likelihood(data, log_z()), log_z_std_dev()};
 }
 

@@ -10,7 +10,6 @@
 
 namespace zeta {
 
-
 namespace {
 
 // m.colwise().sum() for a row-major m, walking the rows: the same additions in the same order (each column
@@ -59,7 +58,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     params_.sync(rbm);
     synced_revision_ = rbm.revision;
     const VectorD start = rbm.base_rates.size() == rbm.n_visible() ? rbm.base_rates
-                                                                    : VectorD(rbm.b.array().logistic().matrix());
+                                                                   : VectorD(rbm.b.array().logistic().matrix());
     sampler_.init_chains(start, rng_);
   }
 
@@ -100,11 +99,10 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     gradient_W_.noalias() -= model_chains.transpose() * (negative_ / chain_rows);
     const VectorD grad_b =
         (column_sums(data_) / batch_rows - column_sums(model_chains) / chain_rows).transpose().template cast<double>();
-    const VectorD grad_c = (column_sums(positive_) / batch_rows - column_sums(negative_) / chain_rows)
-                               .transpose()
-                               .template cast<double>();
+    const VectorD grad_c =
+        (column_sums(positive_) / batch_rows - column_sums(negative_) / chain_rows).transpose().template cast<double>();
     const bool low_rank = persistent && low_rank_refresh_pays(cfg, rbm.n_visible(), rbm.n_hidden(),
-                                                               static_cast<int>(data_.rows() + model_chains.rows()));
+                                                              static_cast<int>(data_.rows() + model_chains.rows()));
     if (low_rank) {
       // Kept before the step overwrites them: the factors of the weight change and the old hidden bias.
       const Eigen::Index rows = data_.rows() + model_chains.rows();
@@ -209,8 +207,14 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     ++rbm.revision;
     synced_revision_ = rbm.revision;
     const bool weights_finite = max_exponent != kExponent;
-    if (!weights_finite || !rbm.b.allFinite() || !rbm.c.allFinite())
+    if (!weights_finite || !rbm.b.allFinite() || !rbm.c.allFinite()) {
+      // The increments of a diverged step are not finite either; momentum restarts from rest, so that training can
+      // go on from a restored model (the caller restores W, b and c: RbmTrainingSession).
+      owner_.inc_W_.setZero();
+      owner_.inc_b_.setZero();
+      owner_.inc_c_.setZero();
       throw Error(ErrorCode::kNumeric, "training diverged: a parameter became non-finite (lower the learning rate)");
+    }
   }
 
   static void record_bridge(const TemperedSampler<S>& sampler, StepObservations& obs) {
@@ -264,7 +268,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       for (Eigen::Index m = 0; m <= r; ++m) k(r, m) = k(m, r) = static_cast<double>(x.row(r).dot(x.row(m))) + 1.0;
     const RowArray sig = negative_.template cast<double>().array();  // σ(a) under θ_t at the chains
     const RowArray a_next = sampler_.block_preactivations(0).template cast<double>().array();  // under θ_{t+1}
-    const RowArray ks = (k * sig.matrix()).array();                   // Σ_m K_mr σ_m
+    const RowArray ks = (k * sig.matrix()).array();                                            // Σ_m K_mr σ_m
     const double scale = learning_rate / static_cast<double>(n);
     const double others = 1.0 / static_cast<double>(n - 1);
     // Change of every x_r's pre-activations, all chains at once: (ε/N)[σ_r K_rr − (Σ_{m≠r} σ_m K_mr)/(N−1)].
@@ -283,13 +287,13 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       const RowArrayF sigma = 1.0f / (1.0f + (-a_next.template cast<float>()).exp());
       // e^δ − 1 = δ(1 + δ/2 (1 + δ/3 (… (1 + δ/11)))): the first term left out, δ¹²/12!, is < 3e-9 of δ.
       RowArrayF horner = RowArrayF::Ones(d.rows(), d.cols());
-      for (int k = 11; k >= 2; --k) horner = 1.0f + (d / static_cast<float>(k)) * horner;
+      for (int j = 11; j >= 2; --j) horner = 1.0f + (d / static_cast<float>(j)) * horner;
       const RowArrayF z = sigma * d * horner;
       // log(1 + z) = 2 atanh(s) = 2s Σ_k s^{2k}/(2k+1), s = z / (2 + z), |s| ≤ 0.47: terms to s¹⁸/19 leave < 1e-8.
       const RowArrayF s = z / (2.0f + z);
       const RowArrayF s2 = s * s;
       RowArrayF series = RowArrayF::Constant(d.rows(), d.cols(), 1.0f / 19.0f);
-      for (int k = 8; k >= 0; --k) series = 1.0f / static_cast<float>(2 * k + 1) + s2 * series;
+      for (int j = 8; j >= 0; --j) series = 1.0f / static_cast<float>(2 * j + 1) + s2 * series;
       delta_hidden = (2.0f * s * series).template cast<double>().rowwise().sum();
     } else {
       delta_hidden = (softplus_array(a_next + delta) - softplus_array(a_next)).rowwise().sum();
@@ -367,9 +371,8 @@ double SmlTrainer::learning_rate_at(std::int64_t t) const {
 
 void SmlTrainer::step(const MatrixD& batch) {
   require(batch.rows() > 0, "a training batch needs at least one row");
-  require(batch.cols() == rbm_.n_visible(), "batch has " + std::to_string(batch.cols()) +
-                                                " columns, the model has " + std::to_string(rbm_.n_visible()) +
-                                                " visible units");
+  require(batch.cols() == rbm_.n_visible(), "batch has " + std::to_string(batch.cols()) + " columns, the model has " +
+                                                std::to_string(rbm_.n_visible()) + " visible units");
   const double lr = learning_rate_at(steps_);
   StepObservations* obs = nullptr;
   if (config_.record_observations && config_.method == NegativePhase::kPT) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/labels.hpp"
 
 namespace zeta {
 
@@ -48,8 +49,8 @@ void validate_config(const SoftmaxConfig& c) {
 
 // Per-example objective of the sampled methods from the scores of the true class (s_c) and the negatives
 // (s[0..m)), with the method's log weights. Writes dL/ds into g_c and g[0..m).
-double sampled_terms(SoftmaxMethod method, double margin, double s_c, double lw_c, const double* s,
-                     const double* lw, std::size_t m, double& g_c, double* g) {
+double sampled_terms(SoftmaxMethod method, double margin, double s_c, double lw_c, const double* s, const double* lw,
+                     std::size_t m, double& g_c, double* g) {
   switch (method) {
     case SoftmaxMethod::kImportance:
     case SoftmaxMethod::kBernoulli: {
@@ -146,8 +147,7 @@ double sampled_terms(SoftmaxMethod method, double margin, double s_c, double lw_
       for (std::size_t j = 0; j < m; ++j) g[j] += std::exp(s[j] + lw[j] - log_z) * big_r;
       return total;
     }
-    case SoftmaxMethod::kExact:
-      break;
+    case SoftmaxMethod::kExact: break;
   }
   throw Error(ErrorCode::kInternal, "softmax: sampled_terms called for the exact method");
 }
@@ -391,8 +391,7 @@ SoftmaxSample SoftmaxClassifier::draw_sample(const std::vector<int>& labels) {
   for (std::size_t n = 0; n < labels.size(); ++n) {
     const int c = labels[n];
     switch (method) {
-      case SoftmaxMethod::kExact:
-        break;
+      case SoftmaxMethod::kExact: break;
       case SoftmaxMethod::kImportance: {
         // κ = 1/(K q_n(d)), q_n(d) = q(d)/(1 − q(c)).
         const double log_rest = std::log1p(-proposal_.probability(c));
@@ -535,8 +534,8 @@ double SoftmaxClassifier::compute(const MatrixD& x, const std::vector<int>& labe
       }
       for (std::size_t j = 0; j < m; ++j) w.lw[j] = sample.log_weights[begin + j];
       double g_c = 0.0;
-      total += sampled_terms(config_.method, margin_, w.s[0], sample.true_log_weights[nu], w.s.data() + 1,
-                             w.lw.data(), m, g_c, w.g.data() + 1);
+      total += sampled_terms(config_.method, margin_, w.s[0], sample.true_log_weights[nu], w.s.data() + 1, w.lw.data(),
+                             m, g_c, w.g.data() + 1);
       w.g[0] = g_c;
       if (!want_gradient) continue;
       for (std::size_t j = 0; j <= m; ++j) {
@@ -777,8 +776,15 @@ VectorD SoftmaxClassifier::log_prob(const MatrixD& x, const std::vector<int>& la
   return s_label - (mx.array() + sum.array().log()).matrix();
 }
 
+MatrixD SoftmaxClassifier::probabilities(const MatrixD& x) const { return log_prob(x).array().exp().matrix(); }
+
 double SoftmaxClassifier::mean_log_likelihood(const MatrixD& x, const std::vector<int>& labels) const {
   return log_prob(x, labels).mean();
+}
+
+double SoftmaxClassifier::error_rate(const MatrixD& x, const std::vector<int>& labels) const {
+  require(static_cast<std::int64_t>(labels.size()) == x.rows(), "softmax: one label per row of x needed");
+  return zeta::error_rate(predict(x), labels);
 }
 
 std::vector<int> SoftmaxClassifier::predict(const MatrixD& x) const {
@@ -813,7 +819,8 @@ SoftmaxParams SoftmaxClassifier::parameters() const {
 void SoftmaxClassifier::set_parameters(const SoftmaxParams& p) {
   const Eigen::Index C = config_.n_classes;
   require(p.W.rows() == C && p.W.cols() == feature_dim_, "softmax: W must be n_classes x feature_dim");
-  require(config_.bias ? p.b.size() == C : p.b.size() == 0, "softmax: b must have n_classes entries (empty without bias)");
+  require(config_.bias ? p.b.size() == C : p.b.size() == 0,
+          "softmax: b must have n_classes entries (empty without bias)");
   if (config_.n_hidden > 0) {
     require(p.V.rows() == config_.n_hidden && p.V.cols() == config_.n_inputs, "softmax: V must be n_hidden x n_inputs");
     require(p.a.size() == config_.n_hidden, "softmax: a must have n_hidden entries");
@@ -914,7 +921,8 @@ SoftmaxClassifier SoftmaxClassifier::deserialize(const std::uint8_t* data, std::
   const std::uint64_t F = H > 0 ? H : D;
   // step, generator state, counts, parameters and velocities, row update counts (all 8-byte words).
   const double approx_words = 1.0 + 4.0 + 2.0 * static_cast<double>(C) +
-                              2.0 * (static_cast<double>(C) * static_cast<double>(F) + (c.bias ? static_cast<double>(C) : 0.0) +
+                              2.0 * (static_cast<double>(C) * static_cast<double>(F) +
+                                     (c.bias ? static_cast<double>(C) : 0.0) +
                                      static_cast<double>(H) * static_cast<double>(D) + static_cast<double>(H));
   if (approx_words > static_cast<double>(in.remaining()) / 8.0 + 1.0) throw bad("payload is too short for its shape");
   const std::uint64_t words = 1 + 4 + 2 * C + 2 * (C * F + (c.bias ? C : 0) + H * D + H);

@@ -10,9 +10,9 @@
 namespace zeta {
 
 struct Dataset {
-  MatrixD x;                 // one example per row
-  std::vector<int> labels;   // empty when the set has none
-  int width = 0;             // image geometry when rows are images, else 0
+  MatrixD x;                // one example per row
+  std::vector<int> labels;  // empty when the set has none
+  int width = 0;            // image geometry when rows are images, else 0
   int height = 0;
 };
 

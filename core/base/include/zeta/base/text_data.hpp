@@ -41,8 +41,8 @@ struct DenseDataset {
 
 struct CsvOptions {
   char delimiter = ',';
-  bool header = false;     // the first non-blank line names the columns
-  int label_column = -1;   // 0-based column holding the label, -1 for none
+  bool header = false;    // the first non-blank line names the columns
+  int label_column = -1;  // 0-based column holding the label, -1 for none
 };
 
 DenseDataset parse_csv(std::istream& in, const CsvOptions& options = {}, const std::string& source = "<stream>");

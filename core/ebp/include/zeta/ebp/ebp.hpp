@@ -92,6 +92,10 @@ class Ebp {
   std::vector<int> predict(const MatrixD& x, EbpOutput which = EbpOutput::kProbabilistic) const;
   std::vector<int> predict(const CsrMatrix& x, EbpOutput which = EbpOutput::kProbabilistic) const;
   static std::vector<int> decide(const EbpScores& s, EbpOutput which);
+  // Fraction of the rows of x whose decision differs from its label (labels as for targets(): with one output
+  // ±1, 0 counting as −1; else class indices).
+  double error_rate(const MatrixD& x, const std::vector<int>& labels,
+                    EbpOutput which = EbpOutput::kProbabilistic) const;
 
   // The forward moments of eqs. 4.1–4.2 (dense input).
   EbpMoments moments(const MatrixD& x) const;

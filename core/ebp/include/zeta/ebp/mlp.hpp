@@ -60,6 +60,9 @@ class Mlp {
   std::vector<int> predict(const MatrixD& x, bool clipped = false) const;
   std::vector<int> predict(const CsrMatrix& x, bool clipped = false) const;
   static std::vector<int> decide(const MatrixD& scores);
+  // Fraction of the rows of x whose decision differs from its label (with one output ±1, 0 counting as −1;
+  // else class indices).
+  double error_rate(const MatrixD& x, const std::vector<int>& labels, bool clipped = false) const;
 
   double loss(const MatrixD& x, const MatrixD& y) const;
   MlpGradients gradients(const MatrixD& x, const MatrixD& y) const;  // of the mean loss

@@ -22,7 +22,7 @@ double log_z_exact(const Rbm& rbm, double beta = 1.0, Tempering mode = Tempering
 // Exact p(v) for every visible configuration (only for n_visible ≤ 24): entry k is p(v) with v_i = bit i of k.
 VectorD exact_visible_distribution(const Rbm& rbm);
 
-// The β schedule of paper 1's footnote 5 scaled to n_betas points: 1/21 of them spaced linearly on [0, 0.5],
+// The β schedule of Desjardins et al.'s footnote 5 (2011) scaled to n_betas points: 1/21 of them spaced linearly on [0, 0.5],
 // 10/21 on [0.5, 0.9], 10/21 on [0.9, 1]. Strictly increasing, first 0, last 1. n_betas ≥ 3.
 std::vector<double> paper_ais_schedule(int n_betas);
 

@@ -10,7 +10,7 @@
 namespace zeta {
 
 // Two families of tempered distributions q_β are in use.
-// kInteraction (paper 1, §4): q_β(v,h) ∝ exp[β(vᵀWh + cᵀh) + bᵀv]; the visible bias is not tempered, so at β = 0
+// kInteraction (Desjardins et al. 2011, §4): q_β(v,h) ∝ exp[β(vᵀWh + cᵀh) + bᵀv]; the visible bias is not tempered, so at β = 0
 //   the visibles keep the data's base rates and swaps stay frequent early in training.
 // kFullEnergy: q_β ∝ exp[−β E(v,h)]; at β = 0 every unit is uniform.
 enum class Tempering { kInteraction = 0, kFullEnergy = 1 };

@@ -1,4 +1,6 @@
-// Block Gibbs sampling and parallel tempering over a ladder of tempered RBMs.
+// Parallel tempering over a ladder of tempered RBMs, composed of the pieces in gibbs.hpp (the half-steps),
+// ladder.hpp (the ladder and its adaptation), data_moves.hpp (data-driven moves) and bridge_cache.hpp (the
+// chains' log-probabilities).
 //
 // One sampler holds M temperatures × N chains as one (M·N) × n_v matrix, block i (rows [iN, (i+1)N)) at β_i,
 // so every Gibbs half-step is one matrix product for all chains. β_1 = 1 is the model; when M > 1 the ladder
@@ -10,24 +12,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "zeta/rbm/bridge_cache.hpp"
+#include "zeta/rbm/data_moves.hpp"
+#include "zeta/rbm/gibbs.hpp"
+#include "zeta/rbm/ladder.hpp"
 #include "zeta/rbm/model.hpp"
 
 namespace zeta {
-
-// The RBM parameters in the sampler's precision, plus the exact visible bias for log-probabilities.
-template <class S>
-struct ParamMirror {
-  Mat<S> W;
-  Vec<S> b;
-  Vec<S> c;
-  VectorD b_exact;
-  void sync(const Rbm& rbm);
-};
-
-// Evenly spaced inverse temperatures 1 = β_1 > … > β_M = 0 (M = 1 gives {1}).
-std::vector<double> linear_ladder(int n_temperatures);
-// Geometric spacing 1, r, r², … with the last rung at 0 (M ≥ 2); r chosen so the second-to-last is beta_min.
-std::vector<double> geometric_ladder(int n_temperatures, double beta_min);
 
 struct TemperingConfig {
   std::vector<double> betas = {1.0};  // β_1 = 1 first; strictly decreasing; last 0 when there are several
@@ -36,7 +27,7 @@ struct TemperingConfig {
   bool adaptive = false;       // move the ladder to maximise the round-trip flow of replicas (fixed M)
   int adapt_interval = 200;    // sampler iterations between ladder moves
   double adapt_damping = 0.5;  // fraction of the way to the feedback-optimal ladder per move
-  // Data-driven moves (not in paper 1; 0 = its sampler): in every sweep, the chains of the coldest
+  // Data-driven moves (not in Desjardins et al.; 0 = their sampler): in every sweep, the chains of the coldest
   // `data_move_rungs` rungs get one independence Metropolis–Hastings move in hidden space whose proposal is the
   // aggregate posterior of recent training rows, g(h) = mean_d p(h | x_d), x_d from add_proposal_rows. For a
   // model that fits its data g is close to the model's own marginal q(h), so a chain can jump straight into a
@@ -56,11 +47,11 @@ class TemperedSampler {
  public:
   TemperedSampler(int n_visible, int n_hidden, const TemperingConfig& config);
 
-  int n_temperatures() const { return static_cast<int>(betas_.size()); }
+  int n_temperatures() const { return ladder_.rungs(); }
   int chains_per_temperature() const { return chains_; }
-  const std::vector<double>& betas() const { return betas_; }
+  const std::vector<double>& betas() const { return ladder_.betas(); }
   Tempering mode() const { return mode_; }
-  double visible_beta(int i) const { return mode_ == Tempering::kInteraction ? 1.0 : betas_[i]; }
+  double visible_beta(int i) const { return visible_bias_beta(mode_, ladder_.beta(i)); }
 
   // Chains start from independent Bernoulli(p) draws (p: visible marginals, e.g. the data's base rates).
   void init_chains(const VectorD& visible_probs, Rng& rng);
@@ -78,19 +69,19 @@ class TemperedSampler {
   // is the hidden bias A was computed with. Falls back to refresh() whenever the cached A is marked stale (new
   // chains, invalidate(), a ladder move), even where it would still be usable.
   void refresh_low_rank(const ParamMirror<S>& p, const Vec<S>& c_old, S keep, const Mat<S>& U, const Mat<S>& Z);
-  void invalidate() { fresh_ = false; }
+  void invalidate() { preactivations_current_ = false; }
 
   // k Gibbs sweeps at every temperature, then (when M > 1) one round of swaps between even pairs and one
-  // between odd pairs (deterministic even-odd schedule, Metropolis rule of paper 1 eq. 2). Leaves the
+  // between odd pairs (deterministic even-odd schedule, Metropolis rule of Desjardins et al. eq. 2). Leaves the
   // pre-activations of the final states fresh.
   void sweep(const ParamMirror<S>& p, int k, Rng& rng);
 
   // Adds training rows to the data-move pool by their hidden pre-activations c + Wᵀx (under whatever parameters
   // were current: the proposal only has to be the distribution it is evaluated as). Oldest rows are replaced
   // once the pool is full; a no-op when data_move_rungs is 0.
-  void add_proposal_rows(const Mat<S>& hidden_preactivations);
+  void add_proposal_rows(const Mat<S>& hidden_preactivations) { data_moves_.add_rows(hidden_preactivations); }
   // Acceptance rate of the data moves at each of the data_move_rungs coldest rungs, since construction.
-  std::vector<double> data_move_rates() const;
+  std::vector<double> data_move_rates() const { return data_moves_.acceptance_rates(); }
 
   // log q̃_β(x) for every chain of block `block`, from the cached pre-activations (double accumulation; with
   // S = float the bounded part log(1 + e^−|βa|) of each softplus is evaluated in float, about 1e-7 per entry,
@@ -102,23 +93,18 @@ class TemperedSampler {
   // pair since are evaluated again.
   void neighbour_log_q(int pair, VectorD& lower_at_upper_beta, VectorD& upper_at_lower_beta) const;
   // log q̃ of every chain at its own temperature (as of the last refresh or swap).
-  const VectorD& own_log_q() const {
-    ensure_log_q();
-    return own_log_q_;
-  }
+  const VectorD& own_log_q() const { return cache_.own_log_q(chain_stack()); }
 
   const Mat<S>& chains() const { return v_; }
   auto block_chains(int i) const { return v_.middleRows(static_cast<Eigen::Index>(i) * chains_, chains_); }
-  auto block_preactivations(int i) const {
-    return a_.middleRows(static_cast<Eigen::Index>(i) * chains_, chains_);
-  }
+  auto block_preactivations(int i) const { return a_.middleRows(static_cast<Eigen::Index>(i) * chains_, chains_); }
 
   // Swap acceptance per neighbouring pair (i, i+1): since construction, and an exponential moving average of
   // the recent rounds (time constant 100 rounds).
   std::vector<double> swap_rates() const;
   const std::vector<double>& recent_swap_rates() const { return recent_rate_; }
   // Round trips β_1 → β_M → β_1 completed by all replicas so far.
-  std::int64_t round_trips() const { return round_trips_; }
+  std::int64_t round_trips() const { return ladder_.round_trips(); }
 
   // Adaptive tempering: counts one sampler iteration and, every adapt_interval of them, moves the ladder.
   // Returns true when the ladder moved (the caches are then stale). Separate from sweep() so that callers can
@@ -132,79 +118,37 @@ class TemperedSampler {
   // adapts. For sampling only the cold end of a ladder (a partial settle, TrackedTrainer::settled).
   void keep_coldest_rungs(int rungs);
   // Number of times the adaptive ladder moved.
-  int ladder_moves() const { return ladder_moves_; }
+  int ladder_moves() const { return ladder_.moves(); }
 
  private:
-  // out[n] = log q̃_β of chain first + n, n < rows.
-  void rows_log_q(Eigen::Index first, Eigen::Index rows, double beta, double* out) const;
-  // values[n] = log q̃_β of chain first + n wherever values[n] is NaN (the others are kept).
-  void fill_missing_log_q(Eigen::Index first, double beta, VectorD& values) const;
-  void ensure_bv() const;
-  void chains_changed();
-  // Cache bookkeeping shared by refresh and refresh_low_rank once A is current under p.
-  void parameters_refreshed(const ParamMirror<S>& p);
-  void ensure_log_q() const;
+  ChainStack<S> chain_stack() const { return {v_, a_, ladder_.betas(), mode_, chains_, preactivations_current_}; }
+  void chains_replaced();
   void swap_round(int first_pair, Rng& rng);
-  void data_move(int block, const ParamMirror<S>& p, Rng& rng);
   void gibbs_sweep(int rungs, bool preactivations_fresh, const ParamMirror<S>& p, Rng& rng);
-  void swap_rows(Eigen::Index r1, Eigen::Index r2);
-  void record_flow();
-  bool adapt_ladder();
 
   int n_visible_;
   int n_hidden_;
   int chains_;
   Tempering mode_;
-  std::vector<double> betas_;
-  bool adaptive_;
-  int adapt_interval_;
-  double adapt_damping_;
+  TemperatureLadder ladder_;
 
-  Mat<S> v_;         // (M·N) × n_v chain states
-  Mat<S> a_;         // (M·N) × n_h pre-activations c + Wᵀv under the parameters of the last refresh
-  Mat<S> h_;         // hidden samples (scratch)
-  Mat<S> v_input_;   // visible inputs (scratch)
-  VectorD b_;        // the visible bias (double) at the last refresh
-  // Caches derived from v_, a_ and b_ on first use (see refresh): bᵀv per chain in double, and log q̃ of every
-  // chain at its own temperature.
-  mutable VectorD bv_;
-  mutable VectorD own_log_q_;
-  mutable bool bv_fresh_ = false;
-  // bv_ + pending_db_ᵀv is bᵀv for the current chains (after a refresh with a new b, the chains unchanged), so
-  // ensure_bv can update instead of recompute.
-  mutable bool bv_matches_chains_ = false;
-  mutable bool db_pending_ = false;
-  VectorD pending_db_;
-  mutable bool log_q_fresh_ = false;
-  bool fresh_ = false;
-  // neighbour_log_q of each pair (index = pair) from its swap test, valid where cross_valid_[pair] is set
-  // (cleared by every refresh) except at the rows a later swap round has replaced, which hold NaN.
-  std::vector<VectorD> cross_lower_, cross_upper_;
-  std::vector<char> cross_valid_;
+  Mat<S> v_;        // (M·N) × n_v chain states
+  Mat<S> a_;        // (M·N) × n_h pre-activations c + Wᵀv under the parameters of the last refresh
+  Mat<S> h_;        // hidden samples (scratch)
+  Mat<S> v_input_;  // visible inputs (scratch)
+  // a_ (and with it the cache) may be used as it is: cleared by new chains, invalidate() and ladder moves, set
+  // by a refresh. While it is clear the cache computes nothing and reads give the values of the last refresh.
+  bool preactivations_current_ = false;
+  // Filled on first use after each refresh (const readers fill it too).
+  mutable BridgeCache<S> cache_;
 
   std::vector<std::int64_t> accepted_;
   std::vector<std::int64_t> proposed_;
   std::vector<double> recent_rate_;
 
-  // Replica flow: +1 if the chain state last visited β = 1, −1 if it last visited β = 0, 0 before either.
-  std::vector<signed char> label_;
-  std::vector<double> flow_up_;    // per rung: label +1 counts
-  std::vector<double> flow_down_;  // per rung: label −1 counts
-  // Data-move pool: rows' hidden pre-activations, and Σ_j softplus of each row (−log p(h = 0 | x_d)).
-  int data_move_rungs_ = 0;
-  Mat<S> pool_a_;
-  VectorD pool_softplus_;
-  Eigen::Index pool_size_ = 0;
-  Eigen::Index pool_next_ = 0;
-  Mat<S> proposal_h_, proposal_input_, pool_scores_;
-  std::vector<std::int64_t> data_moves_accepted_, data_moves_proposed_;
-
+  DataMoves<S> data_moves_;
   int cold_sweep_rungs_ = 0;
   int cold_sweeps_ = 0;
-
-  int rounds_since_adapt_ = 0;
-  int ladder_moves_ = 0;
-  std::int64_t round_trips_ = 0;
 };
 
 }  // namespace zeta

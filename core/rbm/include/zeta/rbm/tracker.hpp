@@ -7,7 +7,7 @@
 //     q* = q̃_i q̃_{i+1} / (s q̃_i + q̃_{i+1}), s = exp(μ_{i+1} − μ_i) from the current estimate,
 //   - the exactly known β = 0 end,
 // by the Kalman-filter-like recursion of the paper's Fig. 2 in information form, so that the paper's
-// σ_Z² = ∞ (no smoothness prior on ζ) is exact. See ../shared/notes/tracking.md for the derivation.
+// σ_Z² = ∞ (no smoothness prior on ζ) is exact. docs/tracking.md states the recursion.
 // Beyond the paper (each switchable in TrackerConfig; measured against exact log Z in docs/tracking.md):
 // leave-one-out importance weights at β = 1, observation variances averaged over past steps, the joint
 // covariance of neighbouring bridges, and an effective-sample-size correction for persistent chains.
@@ -121,11 +121,11 @@ class LogZTracker {
   TrackerConfig config_;
   bool anchored_ = false;  // the last rung is an estimate, not the exact β = 0 end
   std::int64_t updates_ = 0;
-  MatrixD precision_;     // J over [ζ_1 … ζ_M, b]
-  VectorD information_;   // η
-  VectorD mean_;          // μ = J⁻¹ η (kept in sync)
+  MatrixD precision_;            // J over [ζ_1 … ζ_M, b]
+  VectorD information_;          // η
+  VectorD mean_;                 // μ = J⁻¹ η (kept in sync)
   Eigen::LDLT<MatrixD> factor_;  // of J, for P = J⁻¹ on demand
-  std::vector<double> guess_;  // used for s where the posterior is still improper
+  std::vector<double> guess_;    // used for s where the posterior is still improper
 };
 
 // Mean log-likelihood of data under the current model from the tracked ζ_1: −mean F(v) − ζ_1, sd = sd(ζ_1)
@@ -167,9 +167,9 @@ class TrackedTrainer {
   // of burn_ins (each in [0, sweeps)), and report(iteration, index into burn_ins, filter) called after every
   // report_every-th iteration (1-based) for each filter that has seen at least one bridge (its sd there is the
   // filter's own, before the batch-means correction). Returns the filters, corrected as settled() is.
-  std::vector<LogZTracker> settled_profile(
-      int sweeps, const std::vector<int>& burn_ins, int report_every,
-      const std::function<void(int, std::size_t, const LogZTracker&)>& report, double min_beta = 0.0) const;
+  std::vector<LogZTracker> settled_profile(int sweeps, const std::vector<int>& burn_ins, int report_every,
+                                           const std::function<void(int, std::size_t, const LogZTracker&)>& report,
+                                           double min_beta = 0.0) const;
   const LogZTracker& tracker() const { return tracker_; }
   SmlTrainer& trainer() { return trainer_; }
   const SmlTrainer& trainer() const { return trainer_; }

@@ -15,11 +15,11 @@ enum class NegativePhase { kCD = 0, kPCD = 1, kPT = 2 };
 
 struct TrainerConfig {
   NegativePhase method = NegativePhase::kPT;
-  int gibbs_steps = 1;               // k: Gibbs sweeps per update
-  int n_temperatures = 10;           // PT only (M)
-  int chains_per_temperature = 10;   // PCD: persistent chains; PT: chains per temperature (N)
+  int gibbs_steps = 1;              // k: Gibbs sweeps per update
+  int n_temperatures = 10;          // PT only (M)
+  int chains_per_temperature = 10;  // PCD: persistent chains; PT: chains per temperature (N)
   Tempering tempering = Tempering::kInteraction;
-  std::vector<double> betas;         // PT: initial ladder; empty = linear from 1 to 0
+  std::vector<double> betas;  // PT: initial ladder; empty = linear from 1 to 0
   bool adaptive_tempering = false;
   int adapt_interval = 200;
   double adapt_damping = 0.5;
@@ -31,8 +31,8 @@ struct TrainerConfig {
   // (TemperingConfig::cold_sweeps; 0 = the paper's sampler).
   int cold_sweep_rungs = 0;
   int cold_sweeps = 0;
-  double learning_rate = 1e-3;       // ε_init
-  double lr_decay = 0.0;             // α: ε_t = min(α ε_init / (t+1), ε_init); 0 keeps ε constant
+  double learning_rate = 1e-3;  // ε_init
+  double lr_decay = 0.0;        // α: ε_t = min(α ε_init / (t+1), ε_init); 0 keeps ε constant
   double momentum = 0.0;
   double weight_decay = 0.0;         // L2 penalty on W
   bool single_precision = true;      // float sampling kernels (faster); false = double throughout
@@ -43,9 +43,9 @@ struct TrainerConfig {
 // Everything the log Z tracker needs from one training step, in double. Filled only when
 // record_observations is set and the negative phase is PT.
 struct StepObservations {
-  std::int64_t step = 0;        // t: the update this step applied took θ_t to θ_{t+1}
-  double learning_rate = 0.0;   // ε_t
-  std::vector<double> betas;    // the ladder the chains were sampled with (at θ_t)
+  std::int64_t step = 0;       // t: the update this step applied took θ_t to θ_{t+1}
+  double learning_rate = 0.0;  // ε_t
+  std::vector<double> betas;   // the ladder the chains were sampled with (at θ_t)
   // Bridge sampling at θ_t between rungs i and i+1 (after swaps): log q̃ of the chains of rung i under
   // β_i and β_{i+1}, and of the chains of rung i+1 under β_i and β_{i+1}.
   std::vector<VectorD> lower_at_own, lower_at_next, upper_at_lower, upper_at_own;
@@ -58,7 +58,7 @@ struct StepObservations {
   // under, which removes the first-order bias −ε·tr Cov(∇ log q̃)/N of the plain weights (the gradient lowers
   // q̃ at the very chains that produced it). Empty when N = 1.
   VectorD update_log_weights_loo;
-  std::vector<double> next_betas;  // the ladder at θ_{t+1}
+  std::vector<double> next_betas;     // the ladder at θ_{t+1}
   double next_log_z_beta_zero = 0.0;  // exact ζ_M at θ_{t+1}
   bool parameters_jumped = false;     // the model was changed outside the trainer before this step
 };

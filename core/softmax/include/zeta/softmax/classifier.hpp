@@ -64,19 +64,19 @@ const char* softmax_method_name(SoftmaxMethod method);
 SoftmaxMethod softmax_method_from_name(const char* name);
 
 struct SoftmaxConfig {
-  int n_inputs = 0;    // D
-  int n_classes = 0;   // C ≥ 2
-  int n_hidden = 0;    // H; 0: no hidden layer
-  bool bias = false;   // per-class bias b_c
+  int n_inputs = 0;   // D
+  int n_classes = 0;  // C ≥ 2
+  int n_hidden = 0;   // H; 0: no hidden layer
+  bool bias = false;  // per-class bias b_c
   SoftmaxMethod method = SoftmaxMethod::kBernoulli;
-  int n_negatives = 20;          // K, 1 ≤ K < C (sampled methods only); for Bernoulli the expected count
-  double learning_rate = 0.01;   // ε > 0, applied to the mean gradient over the batch
-  double momentum = 0.9;         // μ in [0, 1): v ← μ v + ε g, θ ← θ + v
-  double proposal_power = 1.0;   // q ∝ f^power, the fixed proposal of kImportance, kNegativeSampling, kNce, kBlackOut
+  int n_negatives = 20;         // K, 1 ≤ K < C (sampled methods only); for Bernoulli the expected count
+  double learning_rate = 0.01;  // ε > 0, applied to the mean gradient over the batch
+  double momentum = 0.9;        // μ in [0, 1): v ← μ v + ε g, θ ← θ + v
+  double proposal_power = 1.0;  // q ∝ f^power, the fixed proposal of kImportance, kNegativeSampling, kNce, kBlackOut
   double ranking_margin = std::numeric_limits<double>::quiet_NaN();  // m of kRanking; NaN: log(C − 1)
-  double frequency_smoothing = 1.0;  // s > 0: pseudo-count added to every class count
-  double init_sd = 0.01;         // W ~ N(0, init_sd²); b = 0; V ~ N(0, 1/D), a = 0
-  bool dense_updates = false;    // reference mode: apply momentum to every row every update (O(C) per update)
+  double frequency_smoothing = 1.0;                                  // s > 0: pseudo-count added to every class count
+  double init_sd = 0.01;                                             // W ~ N(0, init_sd²); b = 0; V ~ N(0, 1/D), a = 0
+  bool dense_updates = false;  // reference mode: apply momentum to every row every update (O(C) per update)
   std::uint64_t seed = 0;
 };
 
@@ -139,10 +139,12 @@ class SoftmaxClassifier {
                    SoftmaxParams* gradient = nullptr) const;
 
   // Exact evaluation (log-sum-exp over all classes in double, blocked over classes so any C fits in memory).
-  MatrixD log_prob(const MatrixD& x) const;                                      // N × C
-  VectorD log_prob(const MatrixD& x, const std::vector<int>& labels) const;      // log p(c_n|x_n)
+  MatrixD log_prob(const MatrixD& x) const;                                  // N × C
+  MatrixD probabilities(const MatrixD& x) const;                             // exp(log_prob(x))
+  VectorD log_prob(const MatrixD& x, const std::vector<int>& labels) const;  // log p(c_n|x_n)
   double mean_log_likelihood(const MatrixD& x, const std::vector<int>& labels) const;
-  std::vector<int> predict(const MatrixD& x) const;                              // argmax_c p(c|x)
+  std::vector<int> predict(const MatrixD& x) const;                           // argmax_c p(c|x)
+  double error_rate(const MatrixD& x, const std::vector<int>& labels) const;  // share of argmax ≠ label
 
   // The current parameters (lazy momentum applied), and replacing them (resets the momentum).
   SoftmaxParams parameters() const;

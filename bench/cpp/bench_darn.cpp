@@ -1,0 +1,318 @@
+// Deep autoregressive networks on binarised Fashion-MNIST (pixel ≥ 128, the full 60,000/10,000 split of Debian's
+// dataset-fashion-mnist): training curves, likelihoods, sampling rate and the encoder estimators' bias and
+// variance. Run by bench/darn/run.py, which also runs the PyTorch peer on the same batches.
+//
+//   bench_darn --mode train [--hidden 16] [--det 100] [--ar-visible 0] [--ar-encoder 0] [--sparsity 0]
+//              [--sparsity-weight 1] [--estimator darn|reinforce] [--lr 3e-5] [--epochs 10] [--batch 100]
+//              [--train -1] [--test -1] [--seed 1] [--order FILE] [--eval-every 0] [--bound-samples 10]
+//              [--is-samples 1000] [--is-repeats 10] [--eval-rows -1] [--float 1] [--out model.zeta]
+//   bench_darn --mode sample --model FILE [--n 10000] [--reps 5]
+//   bench_darn --mode estimators --model FILE [--rows 100] [--seed 1]
+//   bench_darn --mode nearest --model FILE [--n 16] [--seed 1] [--out samples.pgm]
+//
+// train:      prints one line per epoch: training seconds (scoring not timed), the epoch's mean sampled
+//             description length, and at evaluation epochs (every --eval-every, and the last) the test set's
+//             description-length bound (--bound-samples draws per row) and log p(x): exact when the hidden
+//             layers hold at most 20 bits, else importance sampling with --is-samples draws per row, repeated
+//             --is-repeats times (mean and 95% interval over the repeats, as the paper reports). --order reads
+//             the training order (int32 row indices, epochs × rows) so a peer can train on the same batches.
+// sample:     exact samples per second (median of --reps runs of --n samples).
+// estimators: for models with at most 16 hidden bits: per test row, the expectations of both encoder gradient
+//             estimators by enumerating h (REINFORCE's is the exact gradient), the paper estimator's relative
+//             bias ‖E g − ∇‖/‖∇‖ and each estimator's variance E‖g − E g‖² (encoder parameters), averaged.
+// nearest:    --n samples and each one's nearest training image (Hamming distance), as the paper's Fig. 2.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "zeta/base/data.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/darn.hpp"
+
+namespace {
+
+using zeta::MatrixD;
+using zeta::VectorD;
+using Clock = std::chrono::steady_clock;
+
+std::string arg(const std::map<std::string, std::string>& a, const std::string& k, const std::string& def) {
+  auto it = a.find(k);
+  return it == a.end() ? def : it->second;
+}
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+MatrixD binarised(const std::string& split, std::int64_t limit) {
+  return zeta::binarize_threshold(zeta::read_fashion_mnist(split, zeta::kFashionMnistDir, limit).x, 128.0 / 255.0);
+}
+
+std::vector<int> parse_sizes(const std::string& s) {
+  std::vector<int> out;
+  std::size_t at = 0;
+  while (at <= s.size()) {
+    const std::size_t comma = s.find(',', at);
+    out.push_back(std::stoi(s.substr(at, comma == std::string::npos ? std::string::npos : comma - at)));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return out;
+}
+
+struct Evaluation {
+  double bound = 0.0;
+  double log_p = 0.0;
+  double half_width = 0.0;  // 95% interval over the importance-sampling repeats (0 when exact)
+  bool exact = false;
+};
+
+Evaluation evaluate(const zeta::Darn& m, const MatrixD& test, const std::map<std::string, std::string>& a,
+                    zeta::Rng& rng, bool single) {
+  Evaluation e;
+  const std::int64_t bound_samples = std::stoll(arg(a, "--bound-samples", "10"));
+  e.bound = m.description_length(test, bound_samples, rng, single).mean();
+  if (m.structure().hidden_bits() <= 20) {
+    e.log_p = m.log_prob_exact(test).mean();
+    e.exact = true;
+    return e;
+  }
+  const std::int64_t samples = std::stoll(arg(a, "--is-samples", "1000"));
+  const int repeats = std::stoi(arg(a, "--is-repeats", "10"));
+  std::vector<double> means;
+  for (int r = 0; r < repeats; ++r) {
+    VectorD lp, se;
+    m.log_prob_importance(test, samples, rng, lp, se, nullptr, single);
+    means.push_back(lp.mean());
+  }
+  double mean = 0.0;
+  for (double v : means) mean += v;
+  mean /= static_cast<double>(means.size());
+  double var = 0.0;
+  for (double v : means) var += (v - mean) * (v - mean);
+  var /= std::max<double>(1.0, static_cast<double>(means.size()) - 1.0);
+  // Student t at 97.5% for 9 degrees of freedom (the paper's ten repeats); 1.96 for many.
+  const double t = means.size() == 10 ? 2.262 : 1.96;
+  e.log_p = mean;
+  e.half_width = t * std::sqrt(var / static_cast<double>(means.size()));
+  return e;
+}
+
+int train(const std::map<std::string, std::string>& a) {
+  const MatrixD train = binarised("train", std::stoll(arg(a, "--train", "-1")));
+  MatrixD test = binarised("t10k", std::stoll(arg(a, "--test", "-1")));
+  const std::int64_t eval_rows = std::stoll(arg(a, "--eval-rows", "-1"));
+  if (eval_rows > 0 && eval_rows < test.rows()) test = test.topRows(eval_rows).eval();
+  zeta::DarnStructure s;
+  s.sizes = {static_cast<int>(train.cols())};
+  for (int n : parse_sizes(arg(a, "--hidden", "16"))) s.sizes.push_back(n);
+  s.deterministic = std::stoi(arg(a, "--det", "100"));
+  s.autoregressive_visible = arg(a, "--ar-visible", "0") == "1";
+  s.autoregressive_encoder = arg(a, "--ar-encoder", "0") == "1";
+  zeta::DarnTraining t;
+  t.learning_rate = std::stod(arg(a, "--lr", "3e-5"));
+  t.estimator = arg(a, "--estimator", "darn") == "reinforce" ? zeta::DarnEstimator::kReinforce
+                                                             : zeta::DarnEstimator::kDarn;
+  t.sparsity = std::stod(arg(a, "--sparsity", "0"));
+  t.sparsity_weight = std::stod(arg(a, "--sparsity-weight", "1"));
+  t.single_precision = arg(a, "--float", "1") == "1";
+  t.seed = std::stoull(arg(a, "--seed", "1"));
+  zeta::Rng init(t.seed);
+  zeta::DarnNetwork net(zeta::Darn(s, init), t);
+  zeta::Rng eval_rng(t.seed ^ 0xE7A1ULL);
+  const int epochs = std::stoi(arg(a, "--epochs", "10"));
+  const int batch = std::stoi(arg(a, "--batch", "100"));
+  const int eval_every = std::stoi(arg(a, "--eval-every", "0"));
+  std::vector<std::int32_t> order;
+  const std::string order_path = arg(a, "--order", "");
+  if (!order_path.empty()) {
+    std::ifstream in(order_path, std::ios::binary);
+    order.resize(static_cast<std::size_t>(train.rows()) * static_cast<std::size_t>(epochs));
+    in.read(reinterpret_cast<char*>(order.data()), static_cast<std::streamsize>(order.size() * sizeof(std::int32_t)));
+    if (!in)
+      throw zeta::Error(zeta::ErrorCode::kIo,
+                        "cannot read " + std::to_string(order.size()) + " indices from " + order_path);
+  }
+  std::printf("# darn sizes=");
+  for (std::size_t i = 0; i < s.sizes.size(); ++i) std::printf("%s%d", i ? "," : "", s.sizes[i]);
+  std::printf(
+      " det=%d ar_visible=%d ar_encoder=%d estimator=%s lr=%g sparsity=%g batch=%d train=%lld test=%lld "
+      "params=%lld float=%d\n",
+      s.deterministic, s.autoregressive_visible, s.autoregressive_encoder,
+      t.estimator == zeta::DarnEstimator::kDarn ? "darn" : "reinforce", t.learning_rate, t.sparsity, batch,
+      static_cast<long long>(train.rows()), static_cast<long long>(test.rows()),
+      static_cast<long long>(net.model.parameter_count()), t.single_precision ? 1 : 0);
+  std::printf("epoch,seconds,train_dl,test_bound,test_log_p,test_log_p_95,exact\n");
+  MatrixD rows(batch, train.cols());
+  for (int e = 1; e <= epochs; ++e) {
+    const auto start = Clock::now();
+    double train_dl;
+    if (order.empty()) {
+      train_dl = net.trainer.train_epochs(train, batch, 1);
+    } else {
+      double sum = 0.0;
+      const std::int32_t* idx = order.data() + static_cast<std::size_t>(e - 1) * static_cast<std::size_t>(train.rows());
+      for (Eigen::Index first = 0; first < train.rows(); first += batch) {
+        const Eigen::Index n = std::min<Eigen::Index>(batch, train.rows() - first);
+        rows.resize(n, train.cols());
+        for (Eigen::Index r = 0; r < n; ++r) rows.row(r) = train.row(idx[first + r]);
+        sum += net.trainer.train_batch(rows) * static_cast<double>(n);
+      }
+      train_dl = sum / static_cast<double>(train.rows());
+    }
+    const double secs = seconds_since(start);
+    if ((eval_every > 0 && e % eval_every == 0) || e == epochs) {
+      const Evaluation ev = evaluate(net.model, test, a, eval_rng, t.single_precision);
+      std::printf("%d,%.3f,%.4f,%.4f,%.4f,%.4f,%d\n", e, secs, train_dl, ev.bound, ev.log_p, ev.half_width,
+                  ev.exact ? 1 : 0);
+    } else {
+      std::printf("%d,%.3f,%.4f,,,,\n", e, secs, train_dl);
+    }
+    std::fflush(stdout);
+  }
+  const std::string out = arg(a, "--out", "");
+  if (!out.empty()) zeta::save_darn(net, out);
+  return 0;
+}
+
+int sample_rate(const std::map<std::string, std::string>& a) {
+  const auto net = zeta::load_darn(arg(a, "--model", ""));
+  const std::int64_t n = std::stoll(arg(a, "--n", "10000"));
+  const int reps = std::stoi(arg(a, "--reps", "5"));
+  zeta::Rng rng(1);
+  std::vector<double> rates;
+  for (int r = 0; r < reps; ++r) {
+    const auto start = Clock::now();
+    const MatrixD x = net->model.sample(n, rng, true);
+    rates.push_back(static_cast<double>(n) / seconds_since(start));
+    if (x.rows() != n) return 1;
+  }
+  std::sort(rates.begin(), rates.end());
+  std::printf("samples_per_second_median,%.1f\n", rates[rates.size() / 2]);
+  return 0;
+}
+
+VectorD flatten_encoder(const zeta::Darn& g) {
+  std::vector<double> out;
+  const auto blocks = g.blocks();
+  const auto spans = g.parameter_spans();
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    if (blocks[b].name.rfind("encoder", 0) != 0) continue;
+    out.insert(out.end(), spans[b].first, spans[b].first + spans[b].second);
+  }
+  return Eigen::Map<VectorD>(out.data(), static_cast<Eigen::Index>(out.size()));
+}
+
+int estimators(const std::map<std::string, std::string>& a) {
+  const auto net = zeta::load_darn(arg(a, "--model", ""));
+  const zeta::Darn& m = net->model;
+  const int bits = m.structure().hidden_bits();
+  if (bits > 16) throw zeta::Error(zeta::ErrorCode::kUnsupported, "estimators: at most 16 hidden bits");
+  const MatrixD test = binarised("t10k", std::stoll(arg(a, "--rows", "100")));
+  zeta::DarnTraining darn_cfg = net->trainer.config(), reinforce_cfg = net->trainer.config();
+  darn_cfg.estimator = zeta::DarnEstimator::kDarn;
+  darn_cfg.single_precision = reinforce_cfg.single_precision = false;
+  reinforce_cfg.estimator = zeta::DarnEstimator::kReinforce;
+  zeta::Darn model_copy = m;
+  zeta::DarnTrainer darn(model_copy, darn_cfg);
+  zeta::DarnTrainer reinforce(model_copy, reinforce_cfg);
+  const std::int64_t configs = std::int64_t{1} << bits;
+  double bias = 0.0, cosine = 0.0, var_darn = 0.0, var_reinforce = 0.0;
+  for (Eigen::Index r = 0; r < test.rows(); ++r) {
+    const MatrixD x = test.row(r);
+    std::vector<VectorD> g_darn, g_reinforce;
+    std::vector<double> q;
+    for (std::int64_t c = 0; c < configs; ++c) {
+      std::vector<MatrixD> h;
+      int at = 0;
+      for (int k = 1; k <= m.n_stochastic(); ++k) {
+        const int n = m.structure().sizes[static_cast<std::size_t>(k)];
+        MatrixD layer(1, n);
+        for (int j = 0; j < n; ++j) layer(0, j) = static_cast<double>((c >> (at + j)) & 1);
+        at += n;
+        h.push_back(layer);
+      }
+      q.push_back(std::exp(m.log_encoder(x, h)[0]));
+      g_darn.push_back(flatten_encoder(darn.gradient(x, h)));
+      g_reinforce.push_back(flatten_encoder(reinforce.gradient(x, h)));
+    }
+    VectorD mean_darn = VectorD::Zero(g_darn[0].size()), exact = mean_darn;
+    for (std::int64_t c = 0; c < configs; ++c) {
+      mean_darn += q[static_cast<std::size_t>(c)] * g_darn[static_cast<std::size_t>(c)];
+      exact += q[static_cast<std::size_t>(c)] * g_reinforce[static_cast<std::size_t>(c)];
+    }
+    double vd = 0.0, vr = 0.0;
+    for (std::int64_t c = 0; c < configs; ++c) {
+      vd += q[static_cast<std::size_t>(c)] * (g_darn[static_cast<std::size_t>(c)] - mean_darn).squaredNorm();
+      vr += q[static_cast<std::size_t>(c)] * (g_reinforce[static_cast<std::size_t>(c)] - exact).squaredNorm();
+    }
+    bias += (mean_darn - exact).norm() / exact.norm();
+    cosine += mean_darn.dot(exact) / (mean_darn.norm() * exact.norm());
+    var_darn += vd;
+    var_reinforce += vr;
+  }
+  const double n = static_cast<double>(test.rows());
+  std::printf(
+      "rows,%lld\nrelative_bias_darn,%.4f\ncosine_darn_exact,%.4f\nvariance_darn,%.6g\nvariance_reinforce,%.6g\n"
+      "exact_gradient_norm_note,encoder parameters only\n",
+      static_cast<long long>(test.rows()), bias / n, cosine / n, var_darn / n, var_reinforce / n);
+  return 0;
+}
+
+int nearest(const std::map<std::string, std::string>& a) {
+  const auto net = zeta::load_darn(arg(a, "--model", ""));
+  const MatrixD train = binarised("train", -1);
+  const std::int64_t n = std::stoll(arg(a, "--n", "16"));
+  zeta::Rng rng(std::stoull(arg(a, "--seed", "1")));
+  const MatrixD x = net->model.sample(n, rng, false);
+  // Hamming distance d(s, t) = |s| + |t| − 2 s·t, for every training image at once.
+  const VectorD train_ones = train.rowwise().sum();
+  const std::string out = arg(a, "--out", "darn_nearest.pgm");
+  std::ofstream pgm(out, std::ios::binary);
+  const int side = 28;
+  pgm << "P5\n" << side * 2 << " " << side * n << "\n255\n";
+  double mean_distance = 0.0;
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    const VectorD d = (train_ones.array() + x.row(i).sum() - 2.0 * (train * x.row(i).transpose()).array()).matrix();
+    Eigen::Index best;
+    const double dist = d.minCoeff(&best);
+    mean_distance += dist;
+    for (int r = 0; r < side; ++r) {
+      for (int c = 0; c < 2 * side; ++c) {
+        const double v = c < side ? x(i, r * side + c) : train(best, r * side + c - side);
+        pgm.put(static_cast<char>(v > 0.5 ? 255 : 0));
+      }
+    }
+  }
+  std::printf("mean_hamming_distance_to_nearest_training_image,%.2f\nwrote,%s\n",
+              mean_distance / static_cast<double>(n), out.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::map<std::string, std::string> a;
+  for (int i = 1; i + 1 < argc; i += 2) a[argv[i]] = argv[i + 1];
+  if (argc % 2 == 0) {
+    std::fprintf(stderr, "usage: %s --mode train|sample|estimators|nearest [options] (see the source's header)\n",
+                 argv[0]);
+    return 2;
+  }
+  try {
+    const std::string mode = arg(a, "--mode", "train");
+    if (mode == "train") return train(a);
+    if (mode == "sample") return sample_rate(a);
+    if (mode == "estimators") return estimators(a);
+    if (mode == "nearest") return nearest(a);
+    std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}

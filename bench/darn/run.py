@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+"""DARN: zeta against its PyTorch peer on the same batches, and the Table-2-shaped results on Fashion-MNIST.
+
+    /usr/bin/python3 bench/darn/run.py peer  [--build build-bench] [--hidden 16] [--det 100] [--epochs 5]
+                                             [--lr 1e-3] [--rounds 3] [--threads 1] [--out bench/darn/peer_h16.csv]
+    /usr/bin/python3 bench/darn/run.py table [--build build-bench] [--epochs 100] [--lr 1e-3]
+                                             [--out bench/darn/table.csv]
+
+peer:  writes one training order (int32 row indices, a fresh permutation per epoch, numpy seed 1), then for each
+       round runs zeta's bench_darn and torch_darn.py on it in turn (interleaved, one process each, the same
+       thread count), and prints and writes per-round epoch-time medians, their ratio and both final test
+       likelihoods (exact for n_h ≤ 20; else importance sampling), plus the CPU's vector extensions.
+table: trains the rows of the paper's Table 2 that this machine can afford with bench_darn (one stochastic layer
+       n_h = 9, 10, 16 with 100 tanh units, exact likelihood; n_h = 500 with 500 tanh units, importance-sampled;
+       fDARN n_h = 400 at 5% sparsity; a deep DARN) and writes their bounds and likelihoods.
+"""
+import argparse
+import csv
+import io
+import os
+import statistics
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+TRAIN_ROWS = 60000
+
+
+def vector_extensions():
+    flags = open("/proc/cpuinfo").read().split("flags")[1].split("\n")[0].split()
+    return " ".join(sorted(f for f in flags if f.startswith(("avx", "fma", "sse4"))))
+
+
+def parse(output):
+    rows = [r for r in csv.DictReader(io.StringIO("\n".join(l for l in output.splitlines() if not l.startswith("#"))))]
+    return rows
+
+
+def run(cmd, threads):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
+    return parse(out)
+
+
+def peer(args):
+    order_path = os.path.join(args.build, f"darn_order_{args.epochs}.bin")
+    rng = np.random.default_rng(1)
+    np.concatenate([rng.permutation(TRAIN_ROWS) for _ in range(args.epochs)]).astype(np.int32).tofile(order_path)
+    common = ["--hidden", str(args.hidden), "--det", str(args.det), "--epochs", str(args.epochs), "--lr", str(args.lr),
+              "--order", order_path, "--is-samples", str(args.is_samples), "--eval-rows", str(args.eval_rows)]
+    zeta_cmd = [os.path.join(args.build, "bench", "bench_darn"), "--mode", "train", "--is-repeats", "1"] + common
+    torch_cmd = ["/usr/bin/python3", os.path.join(HERE, "torch_darn.py"), "--threads", str(args.threads)] + common
+    results = []
+    for r in range(args.rounds):
+        z = run(zeta_cmd, args.threads)
+        t = run(torch_cmd, args.threads)
+        z_epoch = statistics.median(float(row["seconds"]) for row in z)
+        t_epoch = statistics.median(float(row["seconds"]) for row in t)
+        results.append({"round": r + 1, "zeta_epoch_s": z_epoch, "torch_epoch_s": t_epoch, "ratio": t_epoch / z_epoch,
+                        "zeta_log_p": float(z[-1]["test_log_p"]), "torch_log_p": float(t[-1]["test_log_p"]),
+                        "zeta_bound": float(z[-1]["test_bound"]), "torch_bound": float(t[-1]["test_bound"])})
+        print(results[-1], flush=True)
+    with open(args.out, "w", newline="") as f:
+        f.write(f"# hidden={args.hidden} det={args.det} epochs={args.epochs} lr={args.lr} threads={args.threads} "
+                f"cpu: {vector_extensions()}\n")
+        w = csv.DictWriter(f, fieldnames=list(results[0].keys()))
+        w.writeheader()
+        w.writerows(results)
+    print("median zeta/torch speed ratio:", statistics.median(r["ratio"] for r in results))
+
+
+TABLE = [  # name, bench_darn arguments
+    ("DARN n_h=9", ["--hidden", "9", "--det", "100"]),
+    ("DARN n_h=10", ["--hidden", "10", "--det", "100"]),
+    ("DARN n_h=16", ["--hidden", "16", "--det", "100"]),
+    ("DARN n_h=500", ["--hidden", "500", "--det", "500"]),
+    ("fDARN n_h=400", ["--hidden", "400", "--det", "0", "--sparsity", "0.05"]),
+    ("deep DARN", ["--hidden", "80,80,80", "--det", "400"]),
+]
+
+
+def table(args):
+    rows = []
+    for name, extra in TABLE:
+        out = run([os.path.join(args.build, "bench", "bench_darn"), "--mode", "train", "--epochs", str(args.epochs),
+                   "--lr", str(args.lr), "--eval-rows", str(args.eval_rows), "--is-samples", str(args.is_samples)]
+                  + extra, args.threads)
+        last = out[-1]
+        rows.append({"model": name, "test_log_p": last["test_log_p"], "interval_95": last["test_log_p_95"],
+                     "bound": last["test_bound"], "exact": last["exact"],
+                     "epoch_seconds": statistics.median(float(r["seconds"]) for r in out)})
+        print(rows[-1], flush=True)
+    with open(args.out, "w", newline="") as f:
+        f.write(f"# epochs={args.epochs} lr={args.lr} cpu: {vector_extensions()}\n")
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=["peer", "table"])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build-bench"))
+    ap.add_argument("--hidden", type=int, default=16)
+    ap.add_argument("--det", type=int, default=100)
+    ap.add_argument("--epochs", type=int, default=5)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--is-samples", type=int, default=1000)
+    ap.add_argument("--eval-rows", type=int, default=-1)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    if args.out is None:
+        args.out = os.path.join(HERE, f"peer_h{args.hidden}.csv" if args.what == "peer" else "table.csv")
+    return peer(args) if args.what == "peer" else table(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+// zeta_trainer_*: SML training of a borrowed RBM (zeta::RbmTrainingSession) and its log Z tracking.
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "abi.hpp"
+#include "handles.hpp"
+#include "zeta/rbm/session.hpp"
+
+using namespace zeta::capi;
+using zeta::ErrorCode;
+using zeta::MatrixD;
+
+struct zeta_trainer {
+  zeta_trainer(zeta_rbm* borrowed, const zeta::TrainerConfig& config, const zeta::TrackerConfig& tracker)
+      : rbm(borrowed), session(borrowed->model, config, tracker) {}
+  zeta_rbm* rbm;
+  zeta::RbmTrainingSession session;
+};
+
+namespace {
+
+const zeta::TrackedTrainer& tracked_of(const zeta_trainer* trainer) {
+  const zeta::TrackedTrainer* tracked = trainer->session.tracked();
+  if (tracked == nullptr) fail("log Z tracking needs option method = 2 (parallel tempering)", ErrorCode::kUnsupported);
+  return *tracked;
+}
+
+}  // namespace
+
+extern "C" {
+
+ZETA_API zeta_status zeta_trainer_new(zeta_rbm* rbm, const zeta_options* opts, zeta_trainer** out) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    need(opts, "opts");
+    need(out, "out");
+    check_applies(opts, kForTrainer, "a trainer");
+    *out = std::make_unique<zeta_trainer>(rbm, trainer_config(*opts), tracker_config(*opts)).release();
+  });
+}
+
+ZETA_API void zeta_trainer_free(zeta_trainer* trainer) { delete trainer; }
+
+ZETA_API zeta_status zeta_trainer_step(zeta_trainer* trainer, const double* batch, int64_t n_rows) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    trainer->session.step(read_rows(batch, n_rows, trainer->rbm->model.n_visible(), "batch", true));
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_train(zeta_trainer* trainer, const double* data, int64_t n_rows, int64_t batch_size,
+                                        int64_t n_updates, zeta_progress_fn progress, void* user_data) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need_positive(batch_size, "batch_size");
+    need_positive(n_updates, "n_updates");
+    const MatrixD x = read_rows(data, n_rows, trainer->rbm->model.n_visible(), "data", true);
+    trainer->session.train(x, batch_size, n_updates, adapt(progress, user_data));
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_log_z(const zeta_trainer* trainer, double* mean, double* std_dev) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(mean, "mean");
+    const zeta::TrackedTrainer& tracked = tracked_of(trainer);
+    *mean = tracked.log_z();
+    if (std_dev != nullptr) *std_dev = tracked.log_z_std_dev();
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_settled_log_z(const zeta_trainer* trainer, int32_t sweeps, int32_t burn_in,
+                                                double* mean, double* std_dev) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(mean, "mean");
+    const zeta::LogZTracker settled = tracked_of(trainer).settled(sweeps, burn_in);
+    *mean = settled.mean(0);
+    if (std_dev != nullptr) *std_dev = settled.std_dev(0);
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_log_likelihood(const zeta_trainer* trainer, const double* data, int64_t n_rows,
+                                                 double* mean, double* std_dev) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(mean, "mean");
+    const MatrixD x = read_rows(data, n_rows, trainer->rbm->model.n_visible(), "data", true);
+    const zeta::TrackedLikelihood ll = tracked_of(trainer).log_likelihood(x);
+    *mean = ll.mean;
+    if (std_dev != nullptr) *std_dev = ll.std_dev;
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_steps(const zeta_trainer* trainer, int64_t* steps) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(steps, "steps");
+    *steps = trainer->session.trainer().steps();
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_learning_rate(const zeta_trainer* trainer, double* learning_rate) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(learning_rate, "learning_rate");
+    const zeta::SmlTrainer& s = trainer->session.trainer();
+    *learning_rate = s.learning_rate_at(s.steps());
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_n_temperatures(const zeta_trainer* trainer, int32_t* n_temperatures) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(n_temperatures, "n_temperatures");
+    *n_temperatures = trainer->session.trainer().n_temperatures();
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_n_chains(const zeta_trainer* trainer, int32_t* chains_per_temperature) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(chains_per_temperature, "chains_per_temperature");
+    *chains_per_temperature = trainer->session.trainer().config().chains_per_temperature;
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_betas(const zeta_trainer* trainer, double* betas, int32_t capacity) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(betas, "betas");
+    const std::vector<double> v = trainer->session.trainer().betas();
+    if (capacity < static_cast<std::int64_t>(v.size()))
+      fail("capacity " + std::to_string(capacity) + " is too small, " + std::to_string(v.size()) + " needed");
+    std::memcpy(betas, v.data(), sizeof(double) * v.size());
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_swap_rates(const zeta_trainer* trainer, double* rates, int32_t capacity) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    const std::vector<double> v = trainer->session.trainer().swap_rates();
+    if (v.empty()) return;  // one temperature: nothing to write, rates may be NULL
+    need(rates, "rates");
+    if (capacity < static_cast<std::int64_t>(v.size()))
+      fail("capacity " + std::to_string(capacity) + " is too small, " + std::to_string(v.size()) + " needed");
+    std::memcpy(rates, v.data(), sizeof(double) * v.size());
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_round_trips(const zeta_trainer* trainer, int64_t* round_trips) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(round_trips, "round_trips");
+    *round_trips = trainer->session.trainer().round_trips();
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_chains(const zeta_trainer* trainer, int32_t temperature_index, double* out,
+                                         int64_t capacity) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    need(out, "out");
+    const zeta::SmlTrainer& s = trainer->session.trainer();
+    if (temperature_index < 0 || temperature_index >= s.n_temperatures())
+      fail("temperature_index " + std::to_string(temperature_index) + " is outside [0, " +
+           std::to_string(s.n_temperatures()) + ")");
+    const MatrixD chains = s.chains(temperature_index);
+    if (capacity < chains.size())
+      fail("capacity " + std::to_string(capacity) + " is too small, " + std::to_string(chains.size()) + " needed");
+    copy_out(chains, out);
+  });
+}
+
+}  // extern "C"

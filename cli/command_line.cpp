@@ -1,0 +1,38 @@
+#include "command_line.hpp"
+
+#include <cstdio>
+#include <exception>
+
+#include "zeta/base/error.hpp"
+
+namespace zeta::cli {
+
+CommandLine::CommandLine()
+    : app_("zeta: RBMs with tracked partition functions, and classifiers with hard normalisers") {
+  app_.require_subcommand(1);
+  app_.add_flag("-q,--quiet", global_.quiet, "no progress display");
+  app_.fallthrough();  // global flags may follow the subcommand
+}
+
+CLI::App* CommandLine::add_command(const std::string& name, const std::string& description, Action action) {
+  CLI::App* command = app_.add_subcommand(name, description);
+  commands_.emplace_back(command, std::move(action));
+  return command;
+}
+
+int CommandLine::run(int argc, char** argv) {
+  CLI11_PARSE(app_, argc, argv);
+  try {
+    for (const auto& [command, action] : commands_)
+      if (command->parsed()) return action(global_);
+  } catch (const zeta::Error& e) {
+    std::fprintf(stderr, "zeta: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "zeta: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace zeta::cli

@@ -1,0 +1,70 @@
+// What the RBM commands that train (train, track) share: their options, the trainer they configure, the mini-batch
+// stream and the starting model.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "zeta/base/data.hpp"
+#include "zeta/base/random.hpp"
+#include "zeta/rbm/model.hpp"
+#include "zeta/rbm/trainer.hpp"
+
+namespace zeta::cli {
+
+struct TrainOptions {
+  std::string data = "default";
+  std::int64_t limit = -1;
+  int hidden = 25;
+  std::string method = "pt";
+  std::int64_t updates = 10000;
+  int batch = 10;
+  double learning_rate = 1e-3;
+  double lr_decay = 0.0;
+  double momentum = 0.0;
+  double weight_decay = 0.0;
+  int gibbs = 1;
+  int temperatures = 10;
+  int chains = 10;
+  bool adaptive = false;
+  bool full_energy = false;
+  std::vector<double> ladder;  // PT: initial inverse temperatures (empty: linear)
+  int data_moves = 0;
+  int data_pool = 1000;
+  int cold_rungs = 0;
+  int cold_sweeps = 0;
+  std::uint64_t seed = 1;
+  std::string init;  // start from this saved model instead of a fresh one
+};
+
+void add_train_options(CLI::App* cmd, TrainOptions& o);
+
+TrainerConfig trainer_config(const TrainOptions& o);
+
+// Mini-batches drawn uniformly with replacement by a dedicated stream, so the data order is part of the seed.
+class BatchSource {
+ public:
+  BatchSource(const MatrixD& data, int batch, std::uint64_t seed)
+      : data_(data), batch_(batch, data.cols()), rng_(seed) {}
+  const MatrixD& next() {
+    for (Eigen::Index r = 0; r < batch_.rows(); ++r)
+      batch_.row(r) = data_.row(static_cast<Eigen::Index>(rng_.below(static_cast<std::uint64_t>(data_.rows()))));
+    return batch_;
+  }
+
+ private:
+  const MatrixD& data_;
+  MatrixD batch_;
+  Rng rng_;
+};
+
+// The --init model (checked against the data) or a fresh one initialised from the data.
+Rbm initial_model(const Dataset& train, const TrainOptions& o);
+
+// One line of the data moves' acceptance rates on stdout (nothing without data moves).
+void print_data_move_rates(const SmlTrainer& trainer);
+
+}  // namespace zeta::cli

@@ -1,0 +1,121 @@
+// Training a DARN by minimising the expected description length (eq. 15 of Gregor et al. 2014) with one draw
+// h ~ q(h | x) per example, RMSprop with momentum (Graves 2013's form, as the paper uses) on mini-batches.
+//
+// Gradient estimators for the encoder (the decoder's gradient is the plain ∂(−log p(x, h))/∂θ at the draw):
+// - kDarn (the paper's appendix): back-propagate the cost to each stochastic unit as if h_i were real, giving
+//   f′(h_i), and pass ∂cost/∂q_i ≈ f′(h_i) / (2 q(h_i)) on (q(h_i): the probability of the drawn value), plus
+//   the direct gradient of log q at the draw. It is REINFORCE with a first-order Taylor baseline taken at
+//   h_i = ½: its expectation is ∂q_i (f′(0) + f′(1))/2 per unit rather than ∂q_i (f(1) − f(0)), so it is biased
+//   unless f is at most quadratic in h_i. Stochastic layers above pass their estimated gradient down.
+// - kReinforce (beyond the paper; Mnih & Gregor 2014's NVIL): (ℓ − b(x) − μ)/max(1, σ) · ∂ log q(h | x), with
+//   ℓ = log q − log p the sampled cost, b(x) a learned linear baseline, μ and σ² running mean and variance of
+//   ℓ − b(x). Unbiased for any baseline (the normalisation only rescales the encoder's step).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "zeta/base/progress.hpp"
+#include "zeta/darn/model.hpp"
+
+namespace zeta {
+
+enum class DarnEstimator : std::int32_t { kDarn = 0, kReinforce = 1 };
+
+struct DarnTraining {
+  double learning_rate = 3e-5;  // the paper's MNIST rate
+  double rmsprop_decay = 0.95;  // Graves 2013
+  double momentum = 0.9;
+  DarnEstimator estimator = DarnEstimator::kDarn;
+  // fDARN: target mean activation ρ of the top layer's encoder units and the weight λ of the penalty
+  // λ Σ_j KL(ρ ‖ ρ̂_j) (ρ̂_j: the batch mean of q(h_j = 1 | ·)); 0 = no penalty.
+  double sparsity = 0.0;
+  double sparsity_weight = 1.0;
+  bool single_precision = true;  // float training kernels (faster); false = double throughout
+  std::uint64_t seed = 0;
+};
+
+class DarnTrainer {
+ public:
+  // Borrows model (it must outlive the trainer) and updates it in place.
+  DarnTrainer(Darn& model, const DarnTraining& config);
+  ~DarnTrainer();
+  DarnTrainer(const DarnTrainer&) = delete;
+  DarnTrainer& operator=(const DarnTrainer&) = delete;
+
+  // One update from a mini-batch of binary rows. Returns the batch's mean sampled description length (nats)
+  // at the parameters before the update. A non-finite cost or update throws Error(kNumeric) and changes nothing.
+  double train_batch(const MatrixD& x);
+  // `epochs` passes over the rows in mini-batches of batch_size (the last one may be smaller), the order
+  // shuffled every epoch. Progress: stage "training", done = batches so far, value = the epoch's running mean
+  // description length. Returns the last epoch's mean.
+  double train_epochs(const MatrixD& x, int batch_size, int epochs, const ProgressCallback& progress = nullptr);
+
+  // The estimator's gradient of the mean cost over the rows of x, at given hidden draws h[k−1] = h⁽ᵏ⁾, shaped
+  // like the model; *cost gets the rows' sampled costs. Changes nothing (the REINFORCE signal uses the current
+  // baseline and normaliser).
+  Darn gradient(const MatrixD& x, const std::vector<MatrixD>& h, VectorD* cost = nullptr) const;
+
+  const DarnTraining& config() const { return config_; }
+  std::int64_t steps() const { return steps_; }
+  Rng& rng() { return rng_; }
+
+  // The REINFORCE baseline b(x) = weightᵀx + bias and the normaliser's running mean and variance.
+  const VectorD& baseline_weight() const { return baseline_weight_; }
+  double baseline_bias() const { return baseline_bias_; }
+  double signal_mean() const { return signal_mean_; }
+  double signal_variance() const { return signal_variance_; }
+
+  // The training state besides the model, for model files that resume exactly: the settings (read back by
+  // read_settings), then the step count, generator, optimiser moments and baseline (restored by restore_state
+  // into a trainer of the same settings and model shape; Error(kFormat) when they do not fit).
+  void serialize_into(ByteWriter& w) const;
+  static DarnTraining read_settings(ByteReader& r);
+  void restore_state(ByteReader& r);
+
+  static void validate(const DarnTraining& config, ErrorCode code = ErrorCode::kArgument);
+
+ private:
+  class Engine;
+  template <class S>
+  class EngineImpl;
+  friend class Engine;
+
+  void apply(const Darn& gradient, const VectorD& baseline_gradient, double baseline_bias_gradient);
+
+  Darn& model_;
+  DarnTraining config_;
+  std::int64_t steps_ = 0;
+  Rng rng_;
+  std::unique_ptr<Engine> engine_;
+  // RMSprop state per parameter, in block order: mean square, mean, momentum step.
+  VectorD mean_square_, mean_, step_;
+  // REINFORCE baseline and its optimiser state (the same RMSprop), and the signal's running moments.
+  VectorD baseline_weight_;
+  double baseline_bias_ = 0.0;
+  VectorD baseline_state_;  // [mean square, mean, step] for the n_v + 1 baseline parameters
+  double signal_mean_ = 0.0;
+  double signal_variance_ = 1.0;
+  bool signal_started_ = false;
+};
+
+// A model with its trainer, as one object (what a model file holds).
+struct DarnNetwork {
+  explicit DarnNetwork(Darn m, const DarnTraining& training) : model(std::move(m)), trainer(model, training) {}
+  DarnNetwork(const DarnNetwork&) = delete;
+  DarnNetwork& operator=(const DarnNetwork&) = delete;
+  Darn model;
+  DarnTrainer trainer;
+};
+
+// Model files (ObjectKind::kDarn): the model, then the trainer's settings and state; deserialize/load throw
+// Error(kFormat) on anything malformed, save writes atomically.
+Bytes serialize_darn(const DarnNetwork& network);
+std::unique_ptr<DarnNetwork> deserialize_darn(const std::uint8_t* data, std::size_t size);
+void save_darn(const DarnNetwork& network, const std::string& path);
+std::unique_ptr<DarnNetwork> load_darn(const std::string& path);
+
+}  // namespace zeta

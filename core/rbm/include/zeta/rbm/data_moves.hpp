@@ -1,0 +1,55 @@
+// Data-driven moves for tempered RBM chains: an independence Metropolis–Hastings move in hidden space whose
+// proposal is the aggregate posterior of recent training rows, g(h) = mean_d p(h | x_d). For a model that fits
+// its data g is close to the model's own hidden marginal, so a chain can jump straight into a mode the data
+// occupy, however far it is from the chain in Gibbs steps (see docs/tracking.md). Each move leaves the rung's
+// q_β invariant, so the chains stay valid samples whatever the pool holds.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "zeta/rbm/gibbs.hpp"
+
+namespace zeta {
+
+template <class S>
+class DataMoves {
+ public:
+  DataMoves() = default;
+  // Moves at the `rungs` coldest of `n_temperatures` rungs (0 = none), proposing from a pool of up to `capacity`
+  // training rows. Checks rungs ∈ [0, n_temperatures] and, when there are moves, capacity ≥ 1.
+  DataMoves(int n_hidden, int rungs, int capacity, int n_temperatures);
+
+  // Number of coldest rungs whose chains get a move in each Gibbs sweep.
+  int rungs() const { return static_cast<int>(proposed_.size()); }
+  // Rows in the pool so far (at most its capacity).
+  Eigen::Index pool_rows() const { return size_; }
+
+  // Adds training rows by their hidden pre-activations c + Wᵀx (under whatever parameters were current: the
+  // proposal only has to be the distribution it is evaluated as), replacing the oldest once the pool is full.
+  // A no-op without moves.
+  void add_rows(const Mat<S>& hidden_preactivations);
+
+  // One move for each of the n chains in rows [first, first + n) of rung `rung` (at β, with the visible bias at
+  // visible_beta), between h ~ p(h | v) and v ~ p(v | h) of a Gibbs sweep: h holds the chains' hidden states and
+  // inputs their visible inputs β W h + β_v b. An accepted chain takes the proposed h and its inputs. Needs a
+  // non-empty pool.
+  void move(int rung, double beta, double visible_beta, const ParamMirror<S>& p, Eigen::Index first, Eigen::Index n,
+            Mat<S>& h, Mat<S>& inputs, Rng& rng);
+
+  // Acceptance rate at each of the rungs() coldest rungs, since construction.
+  std::vector<double> acceptance_rates() const;
+
+  // Moves at no more than the coldest `rungs` rungs from now on (their counts kept).
+  void keep_coldest_rungs(int rungs);
+
+ private:
+  Mat<S> pool_a_;          // rows' hidden pre-activations (a ring buffer)
+  VectorD pool_softplus_;  // Σ_j softplus of each row: −log p(h = 0 | x_d)
+  Eigen::Index size_ = 0;
+  Eigen::Index next_ = 0;
+  Mat<S> proposal_h_, proposal_inputs_, pool_scores_;  // scratch
+  std::vector<std::int64_t> accepted_, proposed_;      // per rung
+};
+
+}  // namespace zeta

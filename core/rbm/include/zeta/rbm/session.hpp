@@ -1,0 +1,49 @@
+// Training one RBM by stochastic maximum likelihood as a front end offers it (the C API, bindings, wasm): the
+// configuration picks the machinery, and a diverging update never leaves a damaged model behind.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "zeta/base/numerics.hpp"
+#include "zeta/base/progress.hpp"
+#include "zeta/rbm/model.hpp"
+#include "zeta/rbm/tracker.hpp"
+#include "zeta/rbm/trainer.hpp"
+
+namespace zeta {
+
+// CD and PCD train with a plain SmlTrainer; PT trains with a TrackedTrainer, which also tracks log Z. A step whose
+// update diverges (Error kNumeric) is undone: W, b and c are restored exactly, and the restored model counts as
+// changed outside the trainer (Rbm::revision), so the trainer resyncs its chains and the tracker restarts at the
+// next step. Any other error leaves the parameters as the trainer left them (it checks its arguments first).
+class RbmTrainingSession {
+ public:
+  // rbm is borrowed and must outlive the session; tracker configures the log Z tracker (PT only).
+  RbmTrainingSession(Rbm& rbm, const TrainerConfig& config, const TrackerConfig& tracker = {});
+  RbmTrainingSession(const RbmTrainingSession&) = delete;
+  RbmTrainingSession& operator=(const RbmTrainingSession&) = delete;
+
+  // One parameter update from a mini-batch of binary rows.
+  void step(const MatrixD& batch);
+  // n_updates steps on consecutive batch_size-row mini-batches of data, wrapping around at its end. After each
+  // step, progress (may be empty) gets stage "training", done = updates so far, total = n_updates, value = the
+  // tracked log Z (NaN without PT); returning false throws Error(kCancelled), keeping the finished updates.
+  void train(const MatrixD& data, std::int64_t batch_size, std::int64_t n_updates,
+             const ProgressCallback& progress = nullptr);
+
+  const Rbm& rbm() const { return rbm_; }
+  const SmlTrainer& trainer() const;
+  // The log Z tracker's trainer under PT, nullptr under CD and PCD.
+  const TrackedTrainer* tracked() const { return tracked_.get(); }
+
+ private:
+  Rbm& rbm_;
+  std::unique_ptr<SmlTrainer> plain_;
+  std::unique_ptr<TrackedTrainer> tracked_;
+  // The parameters before the current step; kept allocated between steps.
+  MatrixD backup_W_;
+  VectorD backup_b_, backup_c_;
+};
+
+}  // namespace zeta
