@@ -5,6 +5,8 @@
 #include <cstdint>
 
 #include "zeta.h"
+#include "zeta/darn/model.hpp"
+#include "zeta/darn/trainer.hpp"
 #include "zeta/ebp/ebp.hpp"
 #include "zeta/ebp/mlp.hpp"
 #include "zeta/rbm/tracker.hpp"
@@ -17,7 +19,7 @@ enum class OptionKind { kReal, kInt, kBool };
 
 // The handle kinds an option applies to. Each *_new rejects a key that was set but does not apply to it, so
 // that an option meant for one model never silently does nothing on another.
-enum : unsigned { kForTrainer = 1u, kForEbp = 2u, kForSoftmax = 4u, kForMlp = 8u, kForAll = 15u };
+enum : unsigned { kForTrainer = 1u, kForEbp = 2u, kForSoftmax = 4u, kForMlp = 8u, kForDarn = 16u, kForAll = 31u };
 
 struct OptionKey {
   const char* name;
@@ -63,5 +65,7 @@ TrackerConfig tracker_config(const zeta_options& o);
 void apply_ebp_options(const zeta_options* o, EbpConfig& c);
 void apply_softmax_options(const zeta_options* o, SoftmaxConfig& c);
 void apply_mlp_options(const zeta_options* o, MlpConfig& c);
+// The darn_* keys and seed: the structure's options (its sizes are the caller's) and the training settings.
+void apply_darn_options(const zeta_options* o, DarnStructure& s, DarnTraining& t);
 
 }  // namespace zeta::capi

@@ -48,8 +48,8 @@ export interface OptionValues {
   /** float sampling kernels (faster) or double throughout (trainer; default 1; 0,1) */
   single_precision?: 0 | 1 | boolean;
   /**
-   * seeds the generator of the handle made (trainer, EBP, softmax, MLP): the only key that applies to every kind
-   * (every handle; default 0; int 0..2^53)
+   * seeds the generator of the handle made (trainer, EBP, softmax, MLP, DARN): the only key that applies to every
+   * kind (every handle; default 0; int 0..2^53)
    */
   seed?: number;
   /** log Z tracker: bias drift variance per update, times eps_t (trainer; default 1e-3; > 0) */
@@ -91,5 +91,28 @@ export interface OptionValues {
   mlp_loss?: 0 | 1 | boolean;
   /** initial weights uniform with variance mlp_init_variance / fan-in (MLPs; default 1; >= 0) */
   mlp_init_variance?: number;
+  /** RMSprop step size (the paper's MNIST rate) (DARNs; default 3e-5; > 0) */
+  darn_learning_rate?: number;
+  /** decay of RMSprop's running gradient moments (DARNs; default 0.95; [0, 1)) */
+  darn_rmsprop_decay?: number;
+  /** (DARNs; default 0.9; [0, 1)) */
+  darn_momentum?: number;
+  /** tanh units between stochastic layers, in decoder and encoder; 0 = none (DARNs; default 0; int >= 0) */
+  darn_deterministic?: number;
+  /** autoregression within x (DARNs; default 0; 0,1) */
+  darn_autoregressive_visible?: 0 | 1 | boolean;
+  /** autoregression within each encoder layer (DARNs; default 0; 0,1) */
+  darn_autoregressive_encoder?: 0 | 1 | boolean;
+  /**
+   * fDARN: target mean activation of the top layer (the paper: 0.05); 0 = no sparsity penalty
+   * (DARNs; default 0; [0, 1))
+   */
+  darn_sparsity?: number;
+  /** weight of the sparsity penalty (DARNs; default 1; >= 0) */
+  darn_sparsity_weight?: number;
+  /** encoder gradient: 0 the paper's (biased), 1 REINFORCE with a learned baseline (unbiased) (DARNs; default 0; 0,1) */
+  darn_estimator?: 0 | 1 | boolean;
+  /** float training, sampling and importance-sampling kernels (faster) or double throughout (DARNs; default 1; 0,1) */
+  darn_single_precision?: 0 | 1 | boolean;
   [key: string]: number | boolean | undefined;
 }
