@@ -222,7 +222,7 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  * Deep autoregressive networks (zeta_darn_new):
  *   darn_learning_rate     3e-5   > 0       RMSprop step size (the paper's MNIST rate)
  *   darn_rmsprop_decay     0.95   [0, 1)    decay of RMSprop's running gradient moments
- *   darn_momentum          0.9    [0, 1)
+ *   darn_momentum          0.9    [0, 1)    momentum of the RMSprop step
  *   darn_deterministic     0      int >= 0  tanh units between stochastic layers, in decoder and encoder; 0 = none
  *   darn_autoregressive_visible 0 0,1       autoregression within x
  *   darn_autoregressive_encoder 0 0,1       autoregression within each encoder layer
@@ -233,6 +233,12 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *                                           baseline (unbiased)
  *   darn_single_precision  1      0,1       float training, sampling and importance-sampling kernels (faster) or
  *                                           double throughout
+ *   darn_weight_noise      0      0,1       adaptive weight noise (the paper's adaNoise): Gaussian weights whose
+ *                                           own description length is shared among darn_weight_noise_examples
+ *                                           examples; likelihoods and samples use the means
+ *   darn_weight_noise_init 0.01   > 0       weight noise: every weight's sd at the start
+ *   darn_weight_noise_examples 0  int 0..2^53  weight noise: the training set's size N; 0 = the rows given to
+ *                                           zeta_darn_train_epochs (zeta_darn_train_batch then needs it set)
  * The other keys apply to the trainer only. Each *_new taking options rejects, with ZETA_ERR_ARGUMENT naming
  * the key, any key that was set with zeta_options_set but does not apply to the kind of handle it makes.
  * Options are copied by the objects created from them; changing them later has no effect on those objects.

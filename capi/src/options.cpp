@@ -144,6 +144,9 @@ void apply_darn_options(const zeta_options* o, DarnStructure& s, DarnTraining& t
     t.sparsity = o->get("darn_sparsity");
     t.sparsity_weight = o->get("darn_sparsity_weight");
     t.single_precision = o->get("darn_single_precision") != 0.0;
+    t.weight_noise = o->get("darn_weight_noise") != 0.0;
+    t.weight_noise_init = o->get("darn_weight_noise_init");
+    t.weight_noise_examples = static_cast<std::int64_t>(o->get("darn_weight_noise_examples"));
   }
   t.seed = seed_of(o);
 }

@@ -140,6 +140,9 @@ std::string differences(const zeta::DarnTraining& a, const zeta::DarnTraining& b
   FIELD(a, b, sparsity_weight, d);
   FIELD(a, b, single_precision, d);
   FIELD(a, b, seed, d);
+  FIELD(a, b, weight_noise, d);
+  FIELD(a, b, weight_noise_init, d);
+  FIELD(a, b, weight_noise_examples, d);
   return d;
 }
 

@@ -95,7 +95,7 @@ export interface OptionValues {
   darn_learning_rate?: number;
   /** decay of RMSprop's running gradient moments (DARNs; default 0.95; [0, 1)) */
   darn_rmsprop_decay?: number;
-  /** (DARNs; default 0.9; [0, 1)) */
+  /** momentum of the RMSprop step (DARNs; default 0.9; [0, 1)) */
   darn_momentum?: number;
   /** tanh units between stochastic layers, in decoder and encoder; 0 = none (DARNs; default 0; int >= 0) */
   darn_deterministic?: number;
@@ -114,5 +114,17 @@ export interface OptionValues {
   darn_estimator?: 0 | 1 | boolean;
   /** float training, sampling and importance-sampling kernels (faster) or double throughout (DARNs; default 1; 0,1) */
   darn_single_precision?: 0 | 1 | boolean;
+  /**
+   * adaptive weight noise (the paper's adaNoise): Gaussian weights whose own description length is shared among
+   * darn_weight_noise_examples examples; likelihoods and samples use the means (DARNs; default 0; 0,1)
+   */
+  darn_weight_noise?: 0 | 1 | boolean;
+  /** weight noise: every weight's sd at the start (DARNs; default 0.01; > 0) */
+  darn_weight_noise_init?: number;
+  /**
+   * weight noise: the training set's size N; 0 = the rows given to zeta_darn_train_epochs (zeta_darn_train_batch
+   * then needs it set) (DARNs; default 0; int 0..2^53)
+   */
+  darn_weight_noise_examples?: number;
   [key: string]: number | boolean | undefined;
 }
