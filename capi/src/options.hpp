@@ -7,6 +7,7 @@
 #include "zeta.h"
 #include "zeta/ebp/ebp.hpp"
 #include "zeta/ebp/mlp.hpp"
+#include "zeta/rbm/removal.hpp"
 #include "zeta/rbm/tracker.hpp"
 #include "zeta/rbm/trainer.hpp"
 #include "zeta/softmax/classifier.hpp"
@@ -17,7 +18,7 @@ enum class OptionKind { kReal, kInt, kBool };
 
 // The handle kinds an option applies to. Each *_new rejects a key that was set but does not apply to it, so
 // that an option meant for one model never silently does nothing on another.
-enum : unsigned { kForTrainer = 1u, kForEbp = 2u, kForSoftmax = 4u, kForMlp = 8u, kForAll = 15u };
+enum : unsigned { kForTrainer = 1u, kForEbp = 2u, kForSoftmax = 4u, kForMlp = 8u, kForPruner = 32u, kForAll = 47u };
 
 struct OptionKey {
   const char* name;
@@ -63,5 +64,9 @@ TrackerConfig tracker_config(const zeta_options& o);
 void apply_ebp_options(const zeta_options* o, EbpConfig& c);
 void apply_softmax_options(const zeta_options* o, SoftmaxConfig& c);
 void apply_mlp_options(const zeta_options* o, MlpConfig& c);
+// A pruner's configuration (the prune_* keys, n_temperatures, tempering, single_precision and seed) and its log Z
+// tracker's (tracker_sigma_b2); NULL options: every default.
+PrunerConfig pruner_config(const zeta_options* o);
+TrackerConfig pruner_tracker_config(const zeta_options* o);
 
 }  // namespace zeta::capi
