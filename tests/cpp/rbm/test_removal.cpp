@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -532,6 +533,33 @@ TEST(Removal, TrackedLogZCrossesARemoval) {
         << "unit " << k << ": tracked " << shifted.mean(0) << " +- " << shifted.std_dev(0) << ", exact " << exact;
     EXPECT_GT(shifted.std_dev(0), tracker.std_dev(0));
   }
+}
+
+// A trainer is shaped for the hidden layer it was made with: once a unit is gone it refuses to step (and to settle)
+// with a clear error instead of sampling with stale shapes; a new trainer trains the smaller model.
+TEST(Removal, TrainerMadeForTheOldSizeRefusesToStep) {
+  const MatrixD data = bars_and_stripes(3);
+  Rbm rbm = random_rbm(9, 4, 3, 0.1, 0.1);
+  TrainerConfig config;
+  config.chains_per_temperature = 20;
+  config.n_temperatures = 3;
+  TrackedTrainer trainer(rbm, config);
+  trainer.step(data);
+  rbm.remove_hidden(1);
+  const Rbm after_removal = rbm;
+  try {
+    trainer.step(data);
+    FAIL() << "expected the trainer to refuse";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kArgument);
+    EXPECT_NE(std::string(e.what()).find("3 hidden units, the trainer was made for 4"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(trainer.settled(10, 2), Error);
+  EXPECT_EQ(rbm.W, after_removal.W);
+  EXPECT_EQ(rbm.c, after_removal.c);
+  TrackedTrainer fresh(rbm, config);
+  fresh.step(data);
+  EXPECT_EQ(rbm.n_hidden(), 3);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
