@@ -14,6 +14,7 @@
  *   T *       (T numeric)   -> T[] output array (scalar outputs are arrays of length 1)
  *   handle *  (any struct)  -> the raw pointer as long (Java) / IntPtr (C#)
  *   handle ** (any struct)  -> long[1] (Java) / out IntPtr (C#)
+ *   const char ** (a string output) -> String[1] (Java) / out IntPtr (C#)
  *   (zeta_progress_fn progress, void *user_data) -> a ZetaProgressCallback director object (or null)
  *   uint64_t                -> long (Java) / ulong (C#); int64_t -> long
  */

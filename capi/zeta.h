@@ -197,8 +197,8 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *                                           and bias the tracker while they lag; 0 = Desjardins et al.'s sampler
  *   cold_sweeps            0      int >= 0  extra Gibbs sweeps per update at those rungs (CD: both must be 0)
  *   single_precision       1      0,1       float sampling kernels (faster) or double throughout
- *   seed                   0      int 0..2^53  seeds the generator of the handle made (trainer, EBP, softmax,
- *                                           MLP): the only key that applies to every kind
+ *   seed                   0      int 0..2^53  seeds the generator of the handle made (trainer, EBP, softmax, MLP,
+ *                                           DARN, pruner): the only key that applies to every kind
  *   tracker_sigma_b2       1e-3   > 0       log Z tracker: bias drift variance per update, times eps_t
  * EBP nets (zeta_ebp_new):
  *   ebp_binary_weights     1      0,1       1: binary (+-1) weights, 0: real (Gaussian) weights
@@ -221,6 +221,26 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *   mlp_activation         0      0,1       hidden units: 0 tanh, 1 erf-shaped 2 Phi(u) - 1
  *   mlp_loss               0      0,1       0 cross-entropy (logistic / softmax), 1 squared error on tanh outputs
  *   mlp_init_variance      1      >= 0      initial weights uniform with variance mlp_init_variance / fan-in
+ * Deep autoregressive networks (zeta_darn_new):
+ *   darn_learning_rate     3e-5   > 0       RMSprop step size (the paper's MNIST rate)
+ *   darn_rmsprop_decay     0.95   [0, 1)    decay of RMSprop's running gradient moments
+ *   darn_momentum          0.9    [0, 1)    momentum of the RMSprop step
+ *   darn_deterministic     0      int >= 0  tanh units between stochastic layers, in decoder and encoder; 0 = none
+ *   darn_autoregressive_visible 0 0,1       autoregression within x
+ *   darn_autoregressive_encoder 0 0,1       autoregression within each encoder layer
+ *   darn_sparsity          0      [0, 1)    fDARN: target mean activation of the top layer (the paper: 0.05); 0 =
+ *                                           no sparsity penalty
+ *   darn_sparsity_weight   1      >= 0      weight of the sparsity penalty
+ *   darn_estimator         0      0,1       encoder gradient: 0 the paper's (biased), 1 REINFORCE with a learned
+ *                                           baseline (unbiased)
+ *   darn_single_precision  1      0,1       float training, sampling and importance-sampling kernels (faster) or
+ *                                           double throughout
+ *   darn_weight_noise      0      0,1       adaptive weight noise (the paper's adaNoise): Gaussian weights whose
+ *                                           own description length is shared among darn_weight_noise_examples
+ *                                           examples; likelihoods and samples use the means
+ *   darn_weight_noise_init 0.01   > 0       weight noise: every weight's sd at the start
+ *   darn_weight_noise_examples 0  int 0..2^53  weight noise: the training set's size N; 0 = the rows given to
+ *                                           zeta_darn_train_epochs (zeta_darn_train_batch then needs it set)
  * Pruners (zeta_pruner_new; n_temperatures, tempering, single_precision, tracker_sigma_b2 and seed apply too):
  *   prune_rate             1e-2   > 0       nu: step of the parameter update between removals
  *   prune_criterion        3      >= 0      m: unit k goes when C_k + m sd_k <= 0 (3 on Bars-and-Stripes, 1 on
@@ -599,6 +619,117 @@ ZETA_API zeta_status zeta_mlp_predict(const zeta_mlp *mlp, const double *x, int6
                                       int32_t *labels);
 ZETA_API zeta_status zeta_mlp_error_rate(const zeta_mlp *mlp, const double *x, const int32_t *labels, int64_t n_rows,
                                          int32_t clipped, double *error_rate);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Deep autoregressive networks (Gregor, Danihelka, Mnih, Blundell & Wierstra, "Deep AutoRegressive Networks",
+ * 2014): binary stochastic layers x = h0 (n_visible units), h1, ..., hL (L = n_layers - 1 >= 1, sizes from the
+ * bottom up), generated top down, with a factorial (or autoregressive) encoder q(h | x) for inference:
+ *   prior    p(hL_j = 1 | hL_<j)           = sigma(b_j + sum_{i<j} A[j][i] hL_i)
+ *   decoder  p(hl_j = 1 | h(l+1), hl_<j)   = sigma(c_j + sum_i V[j][i] d_i + sum_{i<j} A[j][i] hl_i)
+ *   encoder  q(hk_j = 1 | h(k-1), hk_<j)   = sigma(e_j + sum_i U[j][i] d_i [+ sum_{i<j} B[j][i] hk_i])
+ * where d is the conditioning layer itself, or, with darn_deterministic = D > 0, D tanh units of it:
+ * d = tanh(H layer + g). Autoregression within a layer (A) is always on for the prior and for the decoders of
+ * the hidden layers h1 ... h(L-1); for x only with darn_autoregressive_visible, for the encoder (B) only with
+ * darn_autoregressive_encoder. Sampling is exact and ancestral (independent samples, no Markov chain).
+ * Training minimises the expected description length E_q[log q(h|x) - log p(x,h)] >= -log p(x) with one draw
+ * h ~ q(h|x) per example, RMSprop with momentum on mini-batches; the encoder's gradient is the paper's estimator
+ * (darn_estimator 0: biased, low variance) or REINFORCE with a learned input-dependent baseline and variance
+ * normalisation (1: unbiased). With darn_sparsity > 0 (fDARN) the top layer's encoder units are pushed towards
+ * that mean activation. Every log-probability and description length is in nats; x is binary.
+ *
+ * Parameters are named blocks, row-major, listed by zeta_darn_param_info in this order (a block the structure
+ * does not have is absent). "prior.bias" (n_L x 1: b) and "prior.weight" (n_L x n_L: A); then the decoders from
+ * the top down, then the encoders from the bottom up, each with the blocks
+ *   <p>.bias (n_out x 1: c or e), <p>.weight (n_out x n_in, or n_out x D with deterministic units: V or U),
+ *   <p>.hidden.bias (D x 1: g), <p>.hidden.weight (D x n_in: H), <p>.autoregressive (n_out x n_out: A or B)
+ * where the prefix <p> names the layer the conditional generates: "decoder" generates x from h1, "decoderL"
+ * generates hl from h(l+1) for l >= 1 ("decoder1" generates h1 from h2); "encoder" generates h1 from x,
+ * "encoderK" generates hk from h(k-1) for k >= 2. Entry (j, i) of a weight block is the weight from input (or
+ * unit) i to unit j. "prior.weight" and every ".autoregressive" block are strictly lower triangular: entries with
+ * i >= j read as 0 and must be 0 when set (else ZETA_ERR_ARGUMENT). With the defaults and n_layers = 2 (n_h =
+ * sizes[1], n_v = sizes[0]) the blocks are exactly "prior.bias" (n_h x 1), "prior.weight" (n_h x n_h),
+ * "decoder.bias" (n_v x 1), "decoder.weight" (n_v x n_h), "encoder.bias" (n_h x 1), "encoder.weight"
+ * (n_h x n_v).
+ *
+ * The handle holds the network and its trainer (optimiser moments, REINFORCE baseline, the training generator
+ * seeded by option seed). The evaluation and sampling functions are const: they draw from a generator seeded by
+ * their own seed argument, so they never disturb training and the same seed gives the same numbers.
+ * Cost: P is the number of parameters (the sum of the blocks' sizes), B = sizes[1] + ... + sizes[n_layers-1]
+ * the number of hidden bits.
+ * ------------------------------------------------------------------------------------------------------- */
+
+typedef struct zeta_darn zeta_darn;
+
+/* sizes[0] = n_visible, sizes[1..n_layers-1] = stochastic layers from the bottom up (2 <= n_layers <= 9, every
+ * size > 0). opts (may be NULL: every default) is read for the darn_* keys and seed; any other set key is
+ * ZETA_ERR_ARGUMENT. seed draws the initial weights (weights uniform on +-1/sqrt(fan-in), biases and
+ * autoregressive weights 0) and seeds the training generator. Too large (2^40 weights or more):
+ * ZETA_ERR_ARGUMENT; too large to allocate: ZETA_ERR_MEMORY. Cost O(P). */
+ZETA_API zeta_status zeta_darn_new(const int32_t *sizes, int32_t n_layers, const zeta_options *opts, zeta_darn **out);
+/* Accepts NULL. */
+ZETA_API void zeta_darn_free(zeta_darn *darn);
+/* An independent copy (parameters, trainer state, training generator). Cost O(P). */
+ZETA_API zeta_status zeta_darn_clone(const zeta_darn *darn, zeta_darn **out);
+/* *n_layers (may be NULL) receives n_layers; sizes (may be NULL when capacity is 0) receives the n_layers sizes,
+ * capacity >= n_layers (9 always suffices). Not both NULL. O(1). */
+ZETA_API zeta_status zeta_darn_shape(const zeta_darn *darn, int32_t *sizes, int32_t capacity, int32_t *n_layers);
+
+/* Parameters as named blocks, row-major (see above). Number of blocks; O(1). */
+ZETA_API zeta_status zeta_darn_param_count(const zeta_darn *darn, int32_t *n_blocks);
+/* Name and shape of block index (0 <= index < n_blocks). Any output may be NULL when not wanted (not all);
+ * *name points at a string owned by the handle, valid until the handle is freed. O(1). */
+ZETA_API zeta_status zeta_darn_param_info(const zeta_darn *darn, int32_t index, const char **name, int64_t *rows,
+                                          int64_t *cols);
+/* Copies block name into out; n must be its rows x cols. An unknown name or another n: ZETA_ERR_ARGUMENT.
+ * Cost O(P). */
+ZETA_API zeta_status zeta_darn_get_param(const zeta_darn *darn, const char *name, double *out, int64_t n);
+/* Replaces block name with n = rows x cols finite values (zero on and above the diagonal of a strictly
+ * lower-triangular block); nothing changes unless every value passes. The trainer's state is kept: training
+ * continues from the new values. Cost O(P). */
+ZETA_API zeta_status zeta_darn_set_param(zeta_darn *darn, const char *name, const double *values, int64_t n);
+
+/* One update on a mini-batch of n_rows binary rows (n_rows x n_visible); *description_length (may be NULL) gets
+ * the batch's mean sampled description length at the parameters before the update, in nats (the paper's
+ * mini-batches have 100 rows). An update that is not finite is not applied (ZETA_ERR_NUMERIC) and the handle is
+ * left as it was. Cost O(n P) (float kernels with darn_single_precision). */
+ZETA_API zeta_status zeta_darn_train_batch(zeta_darn *darn, const double *x, int64_t n_rows,
+                                           double *description_length);
+/* epochs passes over the n_rows binary rows in mini-batches of batch_size rows (the last of each epoch may be
+ * shorter), in a fresh random order each epoch drawn from the training generator. The callback (may be NULL)
+ * runs after every mini-batch with stage "training", done = mini-batches so far, total = all of the call's,
+ * value = the epoch's running mean description length. Arguments are checked before any update; on
+ * cancellation, or an update that is not finite (ZETA_ERR_NUMERIC, that update not applied), the finished
+ * mini-batches are kept. Cost O(epochs n P) plus O(n n_v) for a copy of the data. */
+ZETA_API zeta_status zeta_darn_train_epochs(zeta_darn *darn, const double *x, int64_t n_rows, int32_t batch_size,
+                                            int32_t epochs, zeta_progress_fn progress, void *user_data);
+
+/* Exact log p(x) of each of n_rows binary rows (out: n_rows values, nats) by enumerating all 2^B hidden
+ * configurations; more than 30 hidden bits: ZETA_ERR_UNSUPPORTED. Double precision throughout.
+ * Cost O(2^B (P + n n_v)): milliseconds for B = 16, minutes for B = 30. */
+ZETA_API zeta_status zeta_darn_log_prob_exact(const zeta_darn *darn, const double *x, int64_t n_rows, double *out);
+/* Importance-sampled log p(x) of each row with the encoder as proposal, n_samples >= 2 draws per row:
+ * log_prob = log (1/S) sum_s p(x, h_s) / q(h_s | x), a stochastic lower bound in expectation that converges to
+ * log p(x); std_err (may be NULL) the delta-method standard error of each value. Draws from a generator seeded
+ * by seed. Float kernels with darn_single_precision (log weights accurate to about 1e-4). Cost O(n S P). */
+ZETA_API zeta_status zeta_darn_log_prob_is(const zeta_darn *darn, const double *x, int64_t n_rows, int64_t n_samples,
+                                           uint64_t seed, double *log_prob, double *std_err);
+/* The expected description length E_q[log q(h|x) - log p(x,h)] of each row (an upper bound on -log p(x)),
+ * estimated with n_samples >= 1 draws of h ~ q(h|x) from a generator seeded by seed; out: n_rows values in nats.
+ * Cost O(n S P). */
+ZETA_API zeta_status zeta_darn_description_length(const zeta_darn *darn, const double *x, int64_t n_rows,
+                                                  int64_t n_samples, uint64_t seed, double *out);
+/* n exact independent samples of x by ancestral sampling (out_x: n x n_visible values 0.0/1.0), drawn from a
+ * generator seeded by seed. Cost O(n P). */
+ZETA_API zeta_status zeta_darn_sample(const zeta_darn *darn, int64_t n, uint64_t seed, double *out_x);
+
+/* Model files and bytes: the container of zeta_rbm_save (kind DARN) holding the structure, every block and the
+ * trainer (settings, step count, optimiser moments, baseline, training generator), so a loaded network trains
+ * on exactly as the saved one would; the same rules as zeta_rbm_save/load/to_bytes/from_bytes. Cost O(P) plus
+ * the I/O. */
+ZETA_API zeta_status zeta_darn_save(const zeta_darn *darn, const char *path);
+ZETA_API zeta_status zeta_darn_load(const char *path, zeta_darn **out);
+ZETA_API zeta_status zeta_darn_to_bytes(const zeta_darn *darn, uint8_t *buffer, int64_t capacity, int64_t *size);
+ZETA_API zeta_status zeta_darn_from_bytes(const uint8_t *data, int64_t size, zeta_darn **out);
 
 #ifdef __cplusplus
 } /* extern "C" */

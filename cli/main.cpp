@@ -8,6 +8,7 @@ namespace zeta::cli {
 // them.
 void add_rbm_commands(CommandLine& cli);    // train, logz, sample, eval
 void add_track_command(CommandLine& cli);   // track
+void add_darn_commands(CommandLine& cli);   // darn train, darn eval, darn sample
 void add_prune_commands(CommandLine& cli);  // prune
 
 }  // namespace zeta::cli
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   zeta::cli::CommandLine cli;
   zeta::cli::add_rbm_commands(cli);
   zeta::cli::add_track_command(cli);
+  zeta::cli::add_darn_commands(cli);
   zeta::cli::add_prune_commands(cli);
   return cli.run(argc, argv);
 }

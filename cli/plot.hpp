@@ -1,5 +1,5 @@
 // Output helpers of the CLI: image grids as PGM, the tracking figure (Desjardins et al. 2011, Figs. 3-4 style) and
-// stacked panels of series against steps (the pruning figure) as SVG.
+// plain curves and stacked panels of series against steps (the pruning figure) as SVG.
 #pragma once
 
 #include <algorithm>
@@ -157,6 +157,107 @@ class TrackPlot {
 
   std::vector<Point> points_;
   double best_ = -1;
+};
+
+// Curves on one panel as SVG: each series a polyline of (x, y) points with an optional ± band (half-width 0: no
+// band), labelled axes, and a legend below the panel. Non-finite points are left out.
+class CurvePlot {
+ public:
+  CurvePlot(std::string title, std::string x_label, std::string y_label)
+      : title_(std::move(title)), x_label_(std::move(x_label)), y_label_(std::move(y_label)) {}
+
+  // Adds a series and returns its index; colour is any SVG colour.
+  int add_series(const std::string& name, const std::string& colour) {
+    series_.push_back({name, colour, {}});
+    return static_cast<int>(series_.size()) - 1;
+  }
+  void add(int series, double x, double y, double half_width = 0.0) {
+    if (std::isfinite(x) && std::isfinite(y))
+      series_[static_cast<std::size_t>(series)].points.push_back({x, y, half_width});
+  }
+
+  std::string render() const {
+    const double left = 80, right = 770, top = 40, height = 300, bottom = top + height;
+    const int svg_height = static_cast<int>(bottom) + 60 + 16 * static_cast<int>(series_.size());
+    char b[512];
+    std::snprintf(b, sizeof b,
+                  "<svg xmlns='http://www.w3.org/2000/svg' width='800' height='%d' font-family='sans-serif' "
+                  "font-size='12'>\n<rect width='800' height='%d' fill='white'/>\n",
+                  svg_height, svg_height);
+    std::string svg = b;
+    double x_min = 1e300, x_max = -1e300, y_min = 1e300, y_max = -1e300;
+    for (const Series& s : series_)
+      for (const Point& p : s.points) {
+        x_min = std::min(x_min, p.x);
+        x_max = std::max(x_max, p.x);
+        y_min = std::min(y_min, p.y - p.half_width);
+        y_max = std::max(y_max, p.y + p.half_width);
+      }
+    if (x_min > x_max) return svg + "</svg>\n";
+    if (!(x_max > x_min)) x_max = x_min + 1.0;
+    if (!(y_max > y_min)) y_max = y_min + 1.0;
+    const double pad = 0.05 * (y_max - y_min);
+    y_min -= pad;
+    y_max += pad;
+    auto X = [&](double x) { return left + (right - left) * (x - x_min) / (x_max - x_min); };
+    auto Y = [&](double y) { return bottom - height * (y - y_min) / (y_max - y_min); };
+    std::snprintf(b, sizeof b,
+                  "<text x='%g' y='%g' font-size='14'>%s</text>\n<rect x='%g' y='%g' width='%g' height='%g' "
+                  "fill='none' stroke='#444'/>\n",
+                  left, top - 12, title_.c_str(), left, top, right - left, height);
+    svg += b;
+    for (int k = 0; k <= 5; ++k) {
+      const double y = y_min + (y_max - y_min) * k / 5.0, x = x_min + (x_max - x_min) * k / 5.0;
+      std::snprintf(b, sizeof b,
+                    "<text x='%g' y='%g' text-anchor='end'>%.2f</text><line x1='%g' x2='%g' y1='%g' y2='%g' "
+                    "stroke='#ddd'/>\n<text x='%g' y='%g' text-anchor='middle'>%g</text>\n",
+                    left - 4, Y(y) + 4, y, left, right, Y(y), Y(y), X(x), bottom + 16, x);
+      svg += b;
+    }
+    for (std::size_t i = 0; i < series_.size(); ++i) {
+      const Series& s = series_[i];
+      std::string line, up, down;
+      bool band = false;
+      for (const Point& p : s.points) {
+        std::snprintf(b, sizeof b, "%g,%g ", X(p.x), Y(p.y));
+        line += b;
+        std::snprintf(b, sizeof b, "%g,%g ", X(p.x), Y(p.y + p.half_width));
+        up += b;
+        std::snprintf(b, sizeof b, "%g,%g ", X(p.x), Y(p.y - p.half_width));
+        down = std::string(b) + down;
+        band = band || p.half_width > 0;
+      }
+      if (band) svg += "<polygon fill='" + s.colour + "' opacity='0.25' points='" + up + down + "'/>\n";
+      svg += "<polyline fill='none' stroke='" + s.colour + "' stroke-width='1.5' points='" + line + "'/>\n";
+      for (const Point& p : s.points) {
+        std::snprintf(b, sizeof b, "<circle cx='%g' cy='%g' r='2' fill='%s'/>\n", X(p.x), Y(p.y), s.colour.c_str());
+        svg += b;
+      }
+      const double ly = bottom + 56 + 16 * static_cast<double>(i);
+      std::snprintf(
+          b, sizeof b,
+          "<line x1='%g' x2='%g' y1='%g' y2='%g' stroke='%s' stroke-width='2'/><text x='%g' y='%g'>%s</text>\n", left,
+          left + 20, ly, ly, s.colour.c_str(), left + 26, ly + 4, s.name.c_str());
+      svg += b;
+    }
+    std::snprintf(b, sizeof b,
+                  "<text x='%g' y='%g' text-anchor='middle'>%s</text>\n<text x='16' y='%g' text-anchor='middle' "
+                  "transform='rotate(-90 16 %g)'>%s</text>\n",
+                  (left + right) / 2, bottom + 34, x_label_.c_str(), (top + bottom) / 2, (top + bottom) / 2,
+                  y_label_.c_str());
+    return svg + b + "</svg>\n";
+  }
+
+ private:
+  struct Point {
+    double x, y, half_width;
+  };
+  struct Series {
+    std::string name, colour;
+    std::vector<Point> points;
+  };
+  std::string title_, x_label_, y_label_;
+  std::vector<Series> series_;
 };
 
 // Panels stacked over one shared x axis (zeta prune: hidden units, KL or tracked log-likelihood, the smallest

@@ -96,6 +96,29 @@ ZETA_JAVA_ARRAY(uint64_t, jlong, jlongArray, long, Long)
   }
 }
 
+/* const char **out: a String[1] that receives the C string (copied; written only when the call set it). A null
+ * array passes NULL, which the C API accepts for optional outputs. More specific than SWIGTYPE ** above, so a
+ * string output never arrives as a raw pointer. */
+%typemap(jni) const char ** "jobjectArray"
+%typemap(jtype) const char ** "String[]"
+%typemap(jstype) const char ** "String[]"
+%typemap(javain) const char ** "$javainput"
+%typemap(in) const char ** (const char *temp = 0) {
+  if ($input && jenv->GetArrayLength($input) < 1) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaIllegalArgumentException, "a string output needs a String[1]");
+    return $null;
+  }
+  $1 = $input ? ($1_ltype)&temp : 0;
+}
+%typemap(argout) const char ** {
+  if ($input && temp$argnum) {
+    jstring text = jenv->NewStringUTF(temp$argnum);
+    if (!text) return $null; /* OutOfMemoryError is pending */
+    jenv->SetObjectArrayElement($input, 0, text);
+    jenv->DeleteLocalRef(text);
+  }
+}
+
 /* ---- progress callback: a ZetaProgressCallback director (or null) ---------------------------------------- */
 %typemap(jni) (zeta_progress_fn progress, void *user_data) "jlong"
 %typemap(jtype) (zeta_progress_fn progress, void *user_data) "long"

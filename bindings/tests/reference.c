@@ -1,8 +1,12 @@
 /* Reference results of the C API for the bindings' tests: exact and AIS log Z of a model file, printed as
- * the 64 bits of each double so that the Java and C# tests can demand equality to the last bit. With "prune" after
- * them (a model of 16 visible units): the exact removal costs against the tests' 4 x 4 bars-and-stripes rows, and
- * the costs and tracked log Z of a pruner run of 5 steps on them (the options of prune_reference below).
- * Usage: zeta_bindings_reference MODEL N_RUNS N_BETAS SEED [prune] */
+ * the 64 bits of each double so that the Java and C# tests can demand equality to the last bit.
+ * With "prune" after the first form's arguments (a model of 16 visible units): the exact removal costs against
+ * the tests' 4 x 4 bars-and-stripes rows, and the costs and tracked log Z of a pruner run of 5 steps on them.
+ * Usage: zeta_bindings_reference MODEL N_RUNS N_BETAS SEED [prune]
+ *        zeta_bindings_reference darn DARN_MODEL N_SAMPLES SEED
+ * The second form scores the first DARN_ROWS rows of the embedded test set with a DARN model file: exact,
+ * importance-sampled (value and standard error) log p(x) and the description length, and the row sums of
+ * DARN_ROWS exact samples. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +20,49 @@ static uint64_t bits(double x) {
   return u;
 }
 
-static void print_bits(const char *name, const double *x, int n) {
+enum { DARN_ROWS = 8 };
+
+static void print_bits(const char *name, const double *values, int n) {
   int i;
   printf("%s", name);
-  for (i = 0; i < n; ++i) printf(" %016" PRIx64, bits(x[i]));
+  for (i = 0; i < n; ++i) printf(" %016" PRIx64, bits(values[i]));
   printf("\n");
+}
+
+static int darn_reference(const char *path, int64_t n_samples, uint64_t seed) {
+  zeta_darn *darn = NULL;
+  int64_t rows = 0;
+  int32_t cols = 0, sizes[9], n_layers = 0, i, k;
+  double *data = NULL, *samples = NULL;
+  double exact[DARN_ROWS], is[DARN_ROWS], se[DARN_ROWS], bound[DARN_ROWS], sums[DARN_ROWS];
+  int ok = zeta_darn_load(path, &darn) == ZETA_OK && zeta_darn_shape(darn, sizes, 9, &n_layers) == ZETA_OK &&
+           zeta_data_default_shape(ZETA_DATA_TEST, &rows, &cols) == ZETA_OK && sizes[0] == cols;
+  if (ok) {
+    data = malloc(sizeof(double) * (size_t)(rows * cols));
+    samples = malloc(sizeof(double) * (size_t)(DARN_ROWS * cols));
+    ok = data != NULL && samples != NULL && zeta_data_default(ZETA_DATA_TEST, data, rows * cols) == ZETA_OK &&
+         zeta_darn_log_prob_exact(darn, data, DARN_ROWS, exact) == ZETA_OK &&
+         zeta_darn_log_prob_is(darn, data, DARN_ROWS, n_samples, seed, is, se) == ZETA_OK &&
+         zeta_darn_description_length(darn, data, DARN_ROWS, n_samples, seed, bound) == ZETA_OK &&
+         zeta_darn_sample(darn, DARN_ROWS, seed, samples) == ZETA_OK;
+  }
+  if (!ok) {
+    fprintf(stderr, "zeta: %s\n", zeta_last_error()[0] ? zeta_last_error() : "the model does not fit the data");
+  } else {
+    for (i = 0; i < DARN_ROWS; ++i) {
+      sums[i] = 0;
+      for (k = 0; k < cols; ++k) sums[i] += samples[i * cols + k];
+    }
+    print_bits("darn_exact", exact, DARN_ROWS);
+    print_bits("darn_is", is, DARN_ROWS);
+    print_bits("darn_se", se, DARN_ROWS);
+    print_bits("darn_bound", bound, DARN_ROWS);
+    print_bits("darn_sample_sums", sums, DARN_ROWS);
+  }
+  free(data);
+  free(samples);
+  zeta_darn_free(darn);
+  return ok ? 0 : 1;
 }
 
 /* The binding tests' data: the 32 row and column patterns of 4 x 4 bars and stripes, row r = pattern (7 r) mod 32. */
@@ -68,9 +110,11 @@ int main(int argc, char **argv) {
   zeta_rbm *rbm = NULL;
   double exact = 0, ais = 0, err = 0;
   if (argc != 5 && !(argc == 6 && strcmp(argv[5], "prune") == 0)) {
-    fprintf(stderr, "usage: %s MODEL N_RUNS N_BETAS SEED [prune]\n", argv[0]);
+    fprintf(stderr, "usage: %s MODEL N_RUNS N_BETAS SEED [prune] | darn DARN_MODEL N_SAMPLES SEED\n", argv[0]);
     return 2;
   }
+  if (strcmp(argv[1], "darn") == 0)
+    return darn_reference(argv[2], strtoll(argv[3], NULL, 10), strtoull(argv[4], NULL, 10));
   if (zeta_rbm_load(argv[1], &rbm) != ZETA_OK || zeta_rbm_log_z_exact(rbm, &exact) != ZETA_OK ||
       zeta_rbm_log_z_ais(rbm, (int32_t)atoi(argv[2]), (int32_t)atoi(argv[3]), strtoull(argv[4], NULL, 10), &ais,
                          &err) != ZETA_OK) {

@@ -29,6 +29,7 @@ constexpr unsigned TRAINER = kForTrainer;
 constexpr unsigned EBP = kForEbp;
 constexpr unsigned SOFTMAX = kForSoftmax;
 constexpr unsigned MLP = kForMlp;
+constexpr unsigned DARN = kForDarn;
 constexpr unsigned PRUNER = kForPruner;
 constexpr unsigned ALL = kForAll;
 
@@ -130,6 +131,25 @@ void apply_mlp_options(const zeta_options* o, MlpConfig& c) {
     c.init_variance = o->get("mlp_init_variance");
   }
   c.seed = seed_of(o);
+}
+
+void apply_darn_options(const zeta_options* o, DarnStructure& s, DarnTraining& t) {
+  if (o != nullptr) {
+    s.deterministic = static_cast<int>(o->get("darn_deterministic"));
+    s.autoregressive_visible = o->get("darn_autoregressive_visible") != 0.0;
+    s.autoregressive_encoder = o->get("darn_autoregressive_encoder") != 0.0;
+    t.learning_rate = o->get("darn_learning_rate");
+    t.rmsprop_decay = o->get("darn_rmsprop_decay");
+    t.momentum = o->get("darn_momentum");
+    t.estimator = static_cast<DarnEstimator>(static_cast<std::int32_t>(o->get("darn_estimator")));
+    t.sparsity = o->get("darn_sparsity");
+    t.sparsity_weight = o->get("darn_sparsity_weight");
+    t.single_precision = o->get("darn_single_precision") != 0.0;
+    t.weight_noise = o->get("darn_weight_noise") != 0.0;
+    t.weight_noise_init = o->get("darn_weight_noise_init");
+    t.weight_noise_examples = static_cast<std::int64_t>(o->get("darn_weight_noise_examples"));
+  }
+  t.seed = seed_of(o);
 }
 
 PrunerConfig pruner_config(const zeta_options* o) {

@@ -1,6 +1,6 @@
 // capi/options.def against the core: the options' defaults build exactly the core's default configurations
 // (TrainerConfig, and the TemperingConfig that repeats its sampler fields; TrackerConfig, EbpConfig,
-// SoftmaxConfig, MlpConfig, PrunerConfig and the pruner's TrackerConfig), NULL options build the same, every default lies in its key's declared range, and
+// SoftmaxConfig, MlpConfig, DarnStructure, DarnTraining, PrunerConfig and the pruner's TrackerConfig), NULL options build the same, every default lies in its key's declared range, and
 // every key reaches the configuration of each handle kind it applies to (a key wired to nothing fails here).
 // Compiled with the C API's options.cpp and abi.cpp, whose config builders libzeta does not export.
 #include <cmath>
@@ -121,6 +121,31 @@ std::string differences(const zeta::MlpConfig& a, const zeta::MlpConfig& b) {
   return d;
 }
 
+std::string differences(const zeta::DarnStructure& a, const zeta::DarnStructure& b) {
+  std::string d;
+  FIELD(a, b, sizes, d);
+  FIELD(a, b, deterministic, d);
+  FIELD(a, b, autoregressive_visible, d);
+  FIELD(a, b, autoregressive_encoder, d);
+  return d;
+}
+
+std::string differences(const zeta::DarnTraining& a, const zeta::DarnTraining& b) {
+  std::string d;
+  FIELD(a, b, learning_rate, d);
+  FIELD(a, b, rmsprop_decay, d);
+  FIELD(a, b, momentum, d);
+  FIELD(a, b, estimator, d);
+  FIELD(a, b, sparsity, d);
+  FIELD(a, b, sparsity_weight, d);
+  FIELD(a, b, single_precision, d);
+  FIELD(a, b, seed, d);
+  FIELD(a, b, weight_noise, d);
+  FIELD(a, b, weight_noise_init, d);
+  FIELD(a, b, weight_noise_examples, d);
+  return d;
+}
+
 std::string differences(const zeta::PrunerConfig& a, const zeta::PrunerConfig& b) {
   std::string d;
   FIELD(a, b, rate, d);
@@ -160,6 +185,8 @@ struct Built {
   zeta::EbpConfig ebp;
   zeta::SoftmaxConfig softmax;
   zeta::MlpConfig mlp;
+  zeta::DarnStructure darn_structure;
+  zeta::DarnTraining darn_training;
   zeta::PrunerConfig pruner;
   zeta::TrackerConfig pruner_tracker;
 };
@@ -174,6 +201,7 @@ Built build(const zeta_options* o) {
   apply_ebp_options(o, b.ebp);
   apply_softmax_options(o, b.softmax);
   apply_mlp_options(o, b.mlp);
+  apply_darn_options(o, b.darn_structure, b.darn_training);
   b.pruner = pruner_config(o);
   b.pruner_tracker = pruner_tracker_config(o);
   return b;
@@ -224,6 +252,13 @@ void test_defaults() {
   report(differences(from_null.ebp, core.ebp).empty(), "EbpConfig from NULL options differs");
   report(differences(from_null.softmax, core.softmax).empty(), "SoftmaxConfig from NULL options differs");
   report(differences(from_null.mlp, core.mlp).empty(), "MlpConfig from NULL options differs");
+  report(differences(from_defaults.darn_structure, core.darn_structure).empty(),
+         "DarnStructure from default options differs in" +
+             differences(from_defaults.darn_structure, core.darn_structure));
+  report(differences(from_defaults.darn_training, core.darn_training).empty(),
+         "DarnTraining from default options differs in" + differences(from_defaults.darn_training, core.darn_training));
+  report(differences(from_null.darn_structure, core.darn_structure).empty(), "DarnStructure from NULL options differs");
+  report(differences(from_null.darn_training, core.darn_training).empty(), "DarnTraining from NULL options differs");
   zeta_options_free(o);
 }
 
@@ -255,6 +290,10 @@ void test_keys() {
       report(!differences(b.softmax, core.softmax).empty(), std::string(k.name) + " changes no softmax setting");
     if (k.applies_to & kForMlp)
       report(!differences(b.mlp, core.mlp).empty(), std::string(k.name) + " changes no MLP setting");
+    if (k.applies_to & kForDarn)
+      report(!differences(b.darn_structure, core.darn_structure).empty() ||
+                 !differences(b.darn_training, core.darn_training).empty(),
+             std::string(k.name) + " changes no DARN setting");
     if (k.applies_to & kForPruner)
       report(!differences(b.pruner, core.pruner).empty() || !differences(b.pruner_tracker, core.pruner_tracker).empty(),
              std::string(k.name) + " = " + std::to_string(value) + " changes no pruner or pruner tracker setting");

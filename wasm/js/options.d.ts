@@ -51,8 +51,8 @@ export interface OptionValues {
   /** float sampling kernels (faster) or double throughout (trainer and pruners; default 1; 0,1) */
   single_precision?: 0 | 1 | boolean;
   /**
-   * seeds the generator of the handle made (trainer, EBP, softmax, MLP): the only key that applies to every kind
-   * (every handle; default 0; int 0..2^53)
+   * seeds the generator of the handle made (trainer, EBP, softmax, MLP, DARN, pruner): the only key that applies to
+   * every kind (every handle; default 0; int 0..2^53)
    */
   seed?: number;
   /** log Z tracker: bias drift variance per update, times eps_t (trainer and pruners; default 1e-3; > 0) */
@@ -94,6 +94,41 @@ export interface OptionValues {
   mlp_loss?: 0 | 1 | boolean;
   /** initial weights uniform with variance mlp_init_variance / fan-in (MLPs; default 1; >= 0) */
   mlp_init_variance?: number;
+  /** RMSprop step size (the paper's MNIST rate) (DARNs; default 3e-5; > 0) */
+  darn_learning_rate?: number;
+  /** decay of RMSprop's running gradient moments (DARNs; default 0.95; [0, 1)) */
+  darn_rmsprop_decay?: number;
+  /** momentum of the RMSprop step (DARNs; default 0.9; [0, 1)) */
+  darn_momentum?: number;
+  /** tanh units between stochastic layers, in decoder and encoder; 0 = none (DARNs; default 0; int >= 0) */
+  darn_deterministic?: number;
+  /** autoregression within x (DARNs; default 0; 0,1) */
+  darn_autoregressive_visible?: 0 | 1 | boolean;
+  /** autoregression within each encoder layer (DARNs; default 0; 0,1) */
+  darn_autoregressive_encoder?: 0 | 1 | boolean;
+  /**
+   * fDARN: target mean activation of the top layer (the paper: 0.05); 0 = no sparsity penalty
+   * (DARNs; default 0; [0, 1))
+   */
+  darn_sparsity?: number;
+  /** weight of the sparsity penalty (DARNs; default 1; >= 0) */
+  darn_sparsity_weight?: number;
+  /** encoder gradient: 0 the paper's (biased), 1 REINFORCE with a learned baseline (unbiased) (DARNs; default 0; 0,1) */
+  darn_estimator?: 0 | 1 | boolean;
+  /** float training, sampling and importance-sampling kernels (faster) or double throughout (DARNs; default 1; 0,1) */
+  darn_single_precision?: 0 | 1 | boolean;
+  /**
+   * adaptive weight noise (the paper's adaNoise): Gaussian weights whose own description length is shared among
+   * darn_weight_noise_examples examples; likelihoods and samples use the means (DARNs; default 0; 0,1)
+   */
+  darn_weight_noise?: 0 | 1 | boolean;
+  /** weight noise: every weight's sd at the start (DARNs; default 0.01; > 0) */
+  darn_weight_noise_init?: number;
+  /**
+   * weight noise: the training set's size N; 0 = the rows given to zeta_darn_train_epochs (zeta_darn_train_batch
+   * then needs it set) (DARNs; default 0; int 0..2^53)
+   */
+  darn_weight_noise_examples?: number;
   /** nu: step of the parameter update between removals (pruners; default 1e-2; > 0) */
   prune_rate?: number;
   /** m: unit k goes when C_k + m sd_k <= 0 (3 on Bars-and-Stripes, 1 on large models) (pruners; default 3; >= 0) */

@@ -88,7 +88,11 @@ public static class ZetaBindingTest {
 
   private static Dictionary<string, double[]> Reference(string exe, string model, int runs, int betas, ulong seed,
                                                         string extra = "") {
-    var info = new ProcessStartInfo(exe, $"{model} {runs} {betas} {seed} {extra}".TrimEnd()) {
+    return Reference(exe, $"{model} {runs} {betas} {seed} {extra}".TrimEnd());
+  }
+
+  private static Dictionary<string, double[]> Reference(string exe, string arguments) {
+    var info = new ProcessStartInfo(exe, arguments) {
       UseShellExecute = false, RedirectStandardOutput = true
     };
     var output = new Dictionary<string, double[]>();
@@ -627,6 +631,113 @@ public static class ZetaBindingTest {
     GC.WaitForPendingFinalizers();
   }
 
+  /// <summary>A DARN through the binding: blocks and their checks, exact log p(x) summing to 1, training with a
+  /// listener that can cancel, importance sampling and the bound, exact samples, round trips, bad input, and the C
+  /// API's numbers to the last bit (the reference program scores the same model file).</summary>
+  private static void TestDarn(string exe, string dir) {
+    using (var o = new Options().Set("seed", 2).Set("darn_single_precision", 0))
+    using (var small = new Darn(new[] {4, 3}, o)) {
+      Check(small.Sizes.SequenceEqual(new[] {4, 3}) && small.NVisible == 4, "DARN sizes");
+      string names = string.Join(", ", small.Blocks.Select(b => b.ToString()));
+      Check(names == "prior.bias (3 x 1), prior.weight (3 x 3), decoder.bias (4 x 1), decoder.weight (4 x 3), " +
+                         "encoder.bias (3 x 1), encoder.weight (3 x 4)", "DARN blocks " + names);
+      var w = new double[] {0, 0, 0, 0.5, 0, 0, -1, 2, 0};
+      small.SetParam("prior.weight", w);
+      Check(small.Param("prior.weight").SequenceEqual(w), "DARN set/get block");
+      byte[] before = small.ToBytes();
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "(0, 1)",
+                                    () => small.SetParam("prior.weight", new double[] {0, 1, 0, 0, 0, 0, 0, 0, 0}));
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "no.such", () => small.Param("no.such"));
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "decoder.bias",
+                                    () => small.SetParam("decoder.bias", new double[3]));
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "finite",
+                                    () => small.SetParam("decoder.bias", new[] {0, double.NaN, 0, 0}));
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "binary", () => small.TrainBatch(new[] {0, 1, 0.5, 0}));
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "columns", () => small.TrainBatch(new double[5]));
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "n_samples",
+                                    () => small.LogProbImportance(new double[4], 1, 1));
+      Check(small.ToBytes().SequenceEqual(before), "DARN unchanged by bad input");
+      var all = new double[16 * 4];
+      for (int c = 0; c < 16; c++) {
+        for (int k = 0; k < 4; k++) {
+          all[c * 4 + k] = (c >> k) & 1;
+        }
+      }
+      double total = small.LogProbExact(all).Sum(lp => Math.Exp(lp));
+      Check(Math.Abs(total - 1) < 1e-12, $"DARN exact probabilities sum to 1 ({total})");
+    }
+
+    double[] data = BarsAndStripes();
+    using (var o = new Options().Set("seed", 3).Set("darn_learning_rate", 3e-3))
+    using (var darn = new Darn(new[] {NV, 6}, o)) {
+      double first = darn.TrainBatch(data.Take(16 * NV).ToArray());
+      long calls = 0;
+      darn.TrainEpochs(data, 16, 20, p => {
+        calls++;
+        return p.Stage == "training" && !double.IsNaN(p.Value) && !double.IsInfinity(p.Value);
+      });
+      Check(calls == 80 && first > 0, $"DARN epochs with a listener ({calls} calls)");
+      byte[] trained = darn.ToBytes();
+      Expect<ZetaException>(Status.ERR_CANCELLED, "", () => darn.TrainEpochs(data, 16, 5, p => p.Done < 3));
+      Check(!darn.ToBytes().SequenceEqual(trained), "DARN: cancelled epochs keep their finished batches");
+      double[] exact = darn.LogProbExact(data);
+      Estimate[] importance = darn.LogProbImportance(data, 2000, 4);
+      double[] dl = darn.DescriptionLength(data, 50, 5);
+      bool close = true;
+      for (int r = 0; r < exact.Length; r++) {
+        close &= Math.Abs(importance[r].Value - exact[r]) < 5 * importance[r].StdDev + 1e-3 && dl[r] > -exact[r] - 0.5;
+      }
+      Check(close && exact.Length == 64, "DARN importance sampling and bound agree with exact log p(x)");
+      double[] s = darn.Sample(7, 9);
+      Check(s.Length == 7 * NV && s.All(v => v == 0.0 || v == 1.0) && s.SequenceEqual(darn.Sample(7, 9)),
+            "DARN samples");
+      string file = Path.Combine(dir, "csharp_darn.zeta");
+      darn.Save(file);
+      using (var loaded = Darn.Load(file))
+      using (var copy = darn.Copy())
+      using (var again = Darn.FromBytes(darn.ToBytes())) {
+        Check(loaded.ToBytes().SequenceEqual(darn.ToBytes()) && copy.ToBytes().SequenceEqual(darn.ToBytes()) &&
+                  again.LogProbExact(data).SequenceEqual(exact),
+              "DARN round trips");
+        Check(loaded.TrainBatch(data) == darn.TrainBatch(data) && loaded.ToBytes().SequenceEqual(darn.ToBytes()),
+              "DARN trains on identically after loading");
+      }
+    }
+    Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "n_layers", () => new Darn(new[] {4}).Dispose());
+    using (var o = new Options().Set("learning_rate", 0.1)) {
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "learning_rate", () => new Darn(new[] {4, 2}, o).Dispose());
+    }
+    using (var wide = new Darn(new[] {4, 31})) {
+      Expect<ZetaException>(Status.ERR_UNSUPPORTED, "2^31", () => wide.LogProbExact(new double[4]));
+    }
+
+    // The C API's numbers, bit for bit, on a model trained on the embedded data.
+    Dataset train = Library.DefaultData(Split.Train);
+    Dataset test = Library.DefaultData(Split.Test);
+    string model = Path.Combine(dir, "csharp_darn_reference.zeta");
+    using (var o = new Options().Set("seed", 4).Set("darn_learning_rate", 1e-3))
+    using (var darn = new Darn(new[] {784, 8}, o)) {
+      darn.TrainEpochs(train.Slice(0, 300), 100, 1);
+      darn.Save(model);
+      Dictionary<string, double[]> reference = Reference(exe, $"darn {model} 200 77");
+      double[] x = test.Slice(0, 8);
+      Estimate[] importance = darn.LogProbImportance(x, 200, 77);
+      double[] samples = darn.Sample(8, 77);
+      var sums = new double[8];
+      for (int r = 0; r < 8; r++) {
+        for (int k = 0; k < 784; k++) {
+          sums[r] += samples[r * 784 + k];
+        }
+      }
+      Check(reference["darn_exact"].SequenceEqual(darn.LogProbExact(x)), "DARN exact log p(x) equals C");
+      Check(reference["darn_is"].SequenceEqual(importance.Select(e => e.Value)) &&
+                reference["darn_se"].SequenceEqual(importance.Select(e => e.StdDev)),
+            "DARN importance sampling equals C");
+      Check(reference["darn_bound"].SequenceEqual(darn.DescriptionLength(x, 200, 77)), "DARN bound equals C");
+      Check(reference["darn_sample_sums"].SequenceEqual(sums), "DARN samples equal C's");
+    }
+  }
+
   public static int Main(string[] args) {
     if (args.Length != 2) {
       Console.Error.WriteLine("usage: ZetaBindingTest.exe REFERENCE_EXE SCRATCH_DIR");
@@ -641,6 +752,7 @@ public static class ZetaBindingTest {
       new KeyValuePair<string, Action>("cancellation", TestCancellation),
       new KeyValuePair<string, Action>("threads", TestThreads),
       new KeyValuePair<string, Action>("EBP and softmax", () => TestClassifiers(args[1])),
+      new KeyValuePair<string, Action>("DARN", () => TestDarn(args[0], args[1])),
       new KeyValuePair<string, Action>("pruning", () => TestPruning(args[0], args[1])),
       new KeyValuePair<string, Action>("no native leak", TestNoLeak),
     };

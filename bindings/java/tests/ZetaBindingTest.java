@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import zeta.Darn;
 import zeta.Dataset;
 import zeta.EbpNet;
 import zeta.Estimate;
@@ -107,6 +108,10 @@ public final class ZetaBindingTest {
     java.util.List<String> command = new java.util.ArrayList<>(Arrays.asList(
         exe, model.toString(), Integer.toString(runs), Integer.toString(betas), Long.toString(seed)));
     command.addAll(Arrays.asList(extra));
+    return reference(command.toArray(new String[0]));
+  }
+
+  private static Map<String, double[]> reference(String... command) throws IOException, InterruptedException {
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     Map<String, double[]> out = new HashMap<>();
     try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
@@ -557,6 +562,116 @@ public final class ZetaBindingTest {
     expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "n_classes", () -> new Softmax(6, 1, null));
   }
 
+  /** A DARN through the binding: blocks and their checks, exact log p(x) summing to 1, training with a listener
+   *  that can cancel, importance sampling and the bound, exact samples, round trips, bad input, and the C API's
+   *  numbers to the last bit (the reference program scores the same model file). */
+  private static void testDarn(String exe, Path dir) throws IOException, InterruptedException {
+    try (Darn small = new Darn(new int[] {4, 3}, new Options().set("seed", 2).set("darn_single_precision", 0))) {
+      check(Arrays.equals(small.sizes(), new int[] {4, 3}) && small.nVisible() == 4, "DARN sizes");
+      String names = small.blocks().toString();
+      check(names.equals("[prior.bias (3 x 1), prior.weight (3 x 3), decoder.bias (4 x 1), decoder.weight (4 x 3), "
+                         + "encoder.bias (3 x 1), encoder.weight (3 x 4)]"), "DARN blocks " + names);
+      double[] w = {0, 0, 0, 0.5, 0, 0, -1, 2, 0};
+      small.setParam("prior.weight", w);
+      check(Arrays.equals(small.param("prior.weight"), w), "DARN set/get block");
+      byte[] before = small.toBytes();
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "(0, 1)",
+             () -> small.setParam("prior.weight", new double[] {0, 1, 0, 0, 0, 0, 0, 0, 0}));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "no.such", () -> small.param("no.such"));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "decoder.bias",
+             () -> small.setParam("decoder.bias", new double[3]));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "finite",
+             () -> small.setParam("decoder.bias", new double[] {0, Double.NaN, 0, 0}));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "binary",
+             () -> small.trainBatch(new double[] {0, 1, 0.5, 0}));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "columns", () -> small.trainBatch(new double[5]));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "n_samples",
+             () -> small.logProbImportance(new double[4], 1, 1));
+      check(Arrays.equals(small.toBytes(), before), "DARN unchanged by bad input");
+      double[] all = new double[16 * 4];
+      for (int c = 0; c < 16; c++) {
+        for (int k = 0; k < 4; k++) {
+          all[c * 4 + k] = (c >> k) & 1;
+        }
+      }
+      double total = 0;
+      for (double lp : small.logProbExact(all)) {
+        total += Math.exp(lp);
+      }
+      check(Math.abs(total - 1) < 1e-12, "DARN exact probabilities sum to 1 (" + total + ")");
+    }
+
+    double[] data = barsAndStripes();
+    try (Darn darn = new Darn(new int[] {NV, 6}, new Options().set("seed", 3).set("darn_learning_rate", 3e-3))) {
+      double first = darn.trainBatch(Arrays.copyOf(data, 16 * NV));
+      long[] calls = {0};
+      darn.trainEpochs(data, 16, 20, p -> {
+        calls[0]++;
+        return "training".equals(p.stage()) && Double.isFinite(p.value());
+      });
+      check(calls[0] == 80 && first > 0, "DARN epochs with a listener (" + calls[0] + " calls)");
+      byte[] trained = darn.toBytes();
+      expect(ZetaException.class, Status.ERR_CANCELLED, "", () -> darn.trainEpochs(data, 16, 5, p -> p.done() < 3));
+      check(!Arrays.equals(darn.toBytes(), trained), "DARN: cancelled epochs keep their finished batches");
+      double[] exact = darn.logProbExact(data);
+      Estimate[] is = darn.logProbImportance(data, 2000, 4);
+      double[] dl = darn.descriptionLength(data, 50, 5);
+      boolean close = true;
+      for (int r = 0; r < exact.length; r++) {
+        close &= Math.abs(is[r].value() - exact[r]) < 5 * is[r].stdDev() + 1e-3 && dl[r] > -exact[r] - 0.5;
+      }
+      check(close && exact.length == 64, "DARN importance sampling and bound agree with exact log p(x)");
+      double[] s = darn.sample(7, 9);
+      check(s.length == 7 * NV && Arrays.stream(s).allMatch(v -> v == 0.0 || v == 1.0)
+            && Arrays.equals(s, darn.sample(7, 9)), "DARN samples");
+      Path file = dir.resolve("java_darn.zeta");
+      darn.save(file.toString());
+      try (Darn loaded = Darn.load(file.toString()); Darn copy = darn.copy();
+           Darn again = Darn.fromBytes(darn.toBytes())) {
+        check(Arrays.equals(loaded.toBytes(), darn.toBytes()) && Arrays.equals(copy.toBytes(), darn.toBytes())
+              && Arrays.equals(again.logProbExact(data), exact), "DARN round trips");
+        check(loaded.trainBatch(data) == darn.trainBatch(data) && Arrays.equals(loaded.toBytes(), darn.toBytes()),
+              "DARN trains on identically after loading");
+      }
+    }
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "n_layers", () -> new Darn(new int[] {4}, null));
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "learning_rate",
+           () -> new Darn(new int[] {4, 2}, new Options().set("learning_rate", 0.1)));
+    try (Darn wide = new Darn(new int[] {4, 31}, null)) {
+      expect(ZetaException.class, Status.ERR_UNSUPPORTED, "2^31", () -> wide.logProbExact(new double[4]));
+    }
+
+    // The C API's numbers, bit for bit, on a model trained on the embedded data.
+    Dataset train = Zeta.defaultData(Zeta.Split.TRAIN);
+    Dataset test = Zeta.defaultData(Zeta.Split.TEST);
+    Path model = dir.resolve("java_darn_reference.zeta");
+    try (Darn darn = new Darn(new int[] {784, 8}, new Options().set("seed", 4).set("darn_learning_rate", 1e-3))) {
+      darn.trainEpochs(train.rows(0, 300), 100, 1, null);
+      darn.save(model.toString());
+      Map<String, double[]> ref = reference(exe, "darn", model.toString(), "200", "77");
+      double[] x = test.rows(0, 8);
+      Estimate[] is = darn.logProbImportance(x, 200, 77);
+      double[] value = new double[8];
+      double[] err = new double[8];
+      for (int r = 0; r < 8; r++) {
+        value[r] = is[r].value();
+        err[r] = is[r].stdDev();
+      }
+      double[] samples = darn.sample(8, 77);
+      double[] sums = new double[8];
+      for (int r = 0; r < 8; r++) {
+        for (int k = 0; k < 784; k++) {
+          sums[r] += samples[r * 784 + k];
+        }
+      }
+      check(Arrays.equals(ref.get("darn_exact"), darn.logProbExact(x)), "DARN exact log p(x) equals C");
+      check(Arrays.equals(ref.get("darn_is"), value) && Arrays.equals(ref.get("darn_se"), err),
+            "DARN importance sampling equals C");
+      check(Arrays.equals(ref.get("darn_bound"), darn.descriptionLength(x, 200, 77)), "DARN bound equals C");
+      check(Arrays.equals(ref.get("darn_sample_sums"), sums), "DARN samples equal C's");
+    }
+  }
+
   /** Threads share a model and a trainer while another thread closes them: results stay exact, and a call
    *  after the close throws IllegalStateException; nothing else may happen. */
   private static void testThreads() throws InterruptedException {
@@ -666,7 +781,7 @@ public final class ZetaBindingTest {
     Path dir = Paths.get(args[1]);
     Files.createDirectories(dir);
     String[] names = {"basics", "bit-for-bit log Z", "training and files", "bad input", "cancellation", "threads",
-                      "EBP and softmax",
+                      "EBP and softmax", "DARN",
                       "pruning",
                       "no native leak"};
     for (String name : names) {
@@ -681,6 +796,7 @@ public final class ZetaBindingTest {
           case "cancellation": testCancellation(); break;
           case "threads": testThreads(); break;
           case "EBP and softmax": testClassifiers(dir); break;
+          case "DARN": testDarn(args[0], dir); break;
           case "pruning": testPruning(args[0], dir); break;
           default: testNoLeak(); break;
         }
