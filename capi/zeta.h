@@ -389,7 +389,9 @@ ZETA_API zeta_status zeta_pruner_costs(const zeta_pruner *pruner, double *costs,
 ZETA_API zeta_status zeta_pruner_steps(const zeta_pruner *pruner, int64_t *steps);
 /* Tracked log Z of the model as the last step left it: posterior mean and standard deviation (std_dev may be
  * NULL). Before the first step the tracker knows only log Z at beta 0: mean is the closed-form guess for W = 0
- * and std_dev is +inf; it has converged after a few tens of steps. O(1). */
+ * and std_dev is +inf, until the first step that updates the parameters (a step that only removes units shifts
+ * the guess). On the tests' 9 x 10 Bars-and-Stripes models it is within its error bars of exact log Z after 40
+ * steps. O(1). */
 ZETA_API zeta_status zeta_pruner_log_z(const zeta_pruner *pruner, double *mean, double *std_dev);
 
 /* ---------------------------------------------------------------------------------------------------------

@@ -149,13 +149,33 @@ export class Rbm extends Handle {
       return copyOutF64(out, nSamples * this.nVisible);
     });
   }
+  /** The removal cost C_k of every hidden unit against the binary rows of data: the exact change of
+   *  KL(data || model) when unit k alone is deleted (C_k <= 0: it can go without the fit getting worse), p(h_k = 0)
+   *  by enumeration (smaller layer at most 30 units). nHidden values. */
+  removalCostsExact(data) {
+    const p = this._check();
+    return withScope((s) => {
+      const [d, n] = rowsArg(s, data, this.nVisible, 'data');
+      const out = s.f64(this.nHidden);
+      check(mod()._zeta_rbm_removal_costs_exact(p, d, BigInt(n), out));
+      return copyOutF64(out, this.nHidden);
+    });
+  }
+  /** Deletes hidden unit k (0 <= k < nHidden, nHidden >= 2): W loses column k, c entry k; later units move down.
+   *  A Trainer made before refuses to step afterwards; a Pruner follows. */
+  removeHidden(k) {
+    toInt(k, 'k');
+    check(mod()._zeta_rbm_remove_hidden(this._check(), k));
+    this._readShape();
+    return this;
+  }
   /** The model as bytes (the model-file format). */
   toBytes() {
     return modelBytes(mod()._zeta_rbm_to_bytes, this._check());
   }
   dispose() {
     if (this._borrowers > 0) {
-      throw new Error('zeta: this Rbm is borrowed by a Trainer; dispose the Trainer first');
+      throw new Error('zeta: this Rbm is borrowed by a Trainer or Pruner; dispose that first');
     }
     if (this._ptr) mod()._zeta_rbm_free(this._ptr);
     this._ptr = 0;

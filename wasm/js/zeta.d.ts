@@ -36,11 +36,12 @@ export class ZetaError extends Error {
 }
 
 export interface Progress {
-  /** "exact log Z", "AIS" or "training". */
+  /** "exact log Z", "AIS", "training" or "pruning". */
   stage: string;
   done: number;
   total: number;
-  /** Running figure of the stage (AIS: running log Z; training: tracked log Z), else NaN. */
+  /** Running figure of the stage (AIS: running log Z; training: tracked log Z; pruning: the number of hidden
+   *  units), else NaN. */
   value: number;
 }
 /** Return false (or throw) to cancel: the call then throws ZetaError ZETA_ERR_CANCELLED (or your exception). */
@@ -107,8 +108,13 @@ export class Rbm implements Disposable {
   logZAis(options?: { runs?: number; betas?: number; seed?: Seed; onProgress?: ProgressCallback }):
       { logZ: number; stdErr: number };
   sample(nSamples: number, gibbsSteps?: number): Float64Array;
+  /** C_k of every hidden unit against the rows of data: the exact change of KL(data || model) when unit k alone is
+   *  deleted, by enumeration (smaller layer at most 30 units). */
+  removalCostsExact(data: Rows): Float64Array;
+  /** Deletes hidden unit k (W column k, c entry k); later units move down. nHidden falls by one. */
+  removeHidden(k: number): this;
   toBytes(): Uint8Array;
-  /** Throws while a Trainer borrows this model. */
+  /** Throws while a Trainer or Pruner borrows this model. */
   dispose(): void;
   readonly disposed: boolean;
 }
@@ -132,6 +138,24 @@ export class Trainer implements Disposable {
   betas(): Float64Array;
   swapRates(): Float64Array;
   chains(temperatureIndex?: number): Float64Array;
+  dispose(): void;
+  readonly disposed: boolean;
+}
+
+/** Removes hidden units of a trained Rbm while the fit holds (Saito & Kato 2019), tracking log Z across the
+ *  removals. Borrows its Rbm and shrinks it (rbm.nHidden follows). Options: the prune_* keys, n_temperatures,
+ *  tempering, single_precision, tracker_sigma_b2 and seed. */
+export class Pruner implements Disposable {
+  constructor(rbm: Rbm, options?: Options | OptionValues | null);
+  readonly rbm: Rbm;
+  /** One step on a mini-batch; returns the number of units removed. */
+  step(batch: Rows): number;
+  run(data: Rows, options?: { batchSize?: number; steps?: number; onProgress?: ProgressCallback }): this;
+  /** The last step's costs C_k and standard errors (NaN / Infinity before the first step). */
+  costs(): { costs: Float64Array; stdErrs: Float64Array };
+  readonly steps: number;
+  /** Tracked log Z of the model as the last step left it. */
+  logZ(): { mean: number; stdDev: number };
   dispose(): void;
   readonly disposed: boolean;
 }

@@ -17,6 +17,7 @@ export {
 } from './runtime.js';
 export { Dataset } from './data.js';
 export { Rbm, Trainer } from './rbm.js';
+export { Pruner } from './pruner.js';
 export { EbpNet, EBP_P, EBP_D, EBP_P_Z } from './ebp.js';
 export {
   SoftmaxClassifier, SOFTMAX_EXACT, SOFTMAX_IMPORTANCE, SOFTMAX_BERNOULLI, SOFTMAX_RANKING, SOFTMAX_NEGATIVE_SAMPLING,

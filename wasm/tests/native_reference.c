@@ -7,7 +7,11 @@
  *   data:    784 x 12 model, seed 7, init_from_data(first 500 training rows of the embedded set, sd 0.05):
  *            exact log Z; AIS (20 runs, 300 betas, seed 11); mean log-likelihood of the first 200 test rows.
  *   trained: that model after 30 SML-PT updates (batch 50, lr 0.05, 5 temperatures x 4 chains, seed 5,
- *            double precision): tracked log Z (mean, sd), exact log Z, swap rates; 2 samples of 3 sweeps. */
+ *            double precision): tracked log Z (mean, sd), exact log Z, swap rates; 2 samples of 3 sweeps.
+ *   pruned:  the small model without hidden unit 3: exact removal costs against the 4 rows; then 5 steps of a
+ *            pruner (prune_chains 50, n_temperatures 3, prune_tempered_steps 10, double precision, seed 7) on
+ *            batches of those rows: hidden units left, the last step's costs and standard errors, tracked log Z
+ *            (mean, sd). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +63,36 @@ int main(int argc, char **argv) {
   printf("  \"small_ais\": %.17g,\n  \"small_ais_se\": %.17g,\n", ais, se);
   CHECK(zeta_rbm_free_energy(rbm, v, 4, fe));
   print_array("small_free_energy", fe, 4, 0);
+  {
+    double costs[NH], std_errs[NH], pruned_nh;
+    int32_t nh = 0;
+    zeta_rbm *pruned = NULL;
+    zeta_options *prune_opts = NULL;
+    zeta_pruner *pruner = NULL;
+    CHECK(zeta_rbm_clone(rbm, &pruned));
+    CHECK(zeta_rbm_remove_hidden(pruned, 3));
+    CHECK(zeta_rbm_removal_costs_exact(pruned, v, 4, costs));
+    print_array("pruned_exact_costs", costs, NH - 1, 0);
+    CHECK(zeta_options_new(&prune_opts));
+    CHECK(zeta_options_set(prune_opts, "prune_chains", 50));
+    CHECK(zeta_options_set(prune_opts, "n_temperatures", 3));
+    CHECK(zeta_options_set(prune_opts, "prune_tempered_steps", 10));
+    CHECK(zeta_options_set(prune_opts, "single_precision", 0));
+    CHECK(zeta_options_set(prune_opts, "seed", 7));
+    CHECK(zeta_pruner_new(pruned, prune_opts, &pruner));
+    CHECK(zeta_pruner_run(pruner, v, 4, 4, 5, NULL, NULL));
+    CHECK(zeta_rbm_shape(pruned, NULL, &nh));
+    pruned_nh = nh;
+    print_array("pruned_n_hidden", &pruned_nh, 1, 0);
+    CHECK(zeta_pruner_costs(pruner, costs, std_errs, NH));
+    print_array("pruned_costs", costs, nh, 0);
+    print_array("pruned_std_errs", std_errs, nh, 0);
+    CHECK(zeta_pruner_log_z(pruner, &mean, &sd));
+    printf("  \"pruned_tracked\": %.17g,\n  \"pruned_tracked_sd\": %.17g,\n", mean, sd);
+    zeta_pruner_free(pruner);
+    zeta_options_free(prune_opts);
+    zeta_rbm_free(pruned);
+  }
 
   CHECK(zeta_data_default_shape(ZETA_DATA_TRAIN, &n_train, &n_cols));
   CHECK(zeta_data_default_shape(ZETA_DATA_TEST, &n_test, &n_cols));

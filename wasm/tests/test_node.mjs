@@ -18,7 +18,7 @@ if (!pkgDir || !nativeJson) {
 const zeta = await import(pathToFileURL(path.resolve(pkgDir, 'zeta.js')).href);
 await zeta.init();
 const native = JSON.parse(readFileSync(nativeJson, 'utf8'));
-const { Rbm, Options, Trainer, Dataset, ZetaError } = zeta;
+const { Rbm, Options, Trainer, Pruner, Dataset, ZetaError } = zeta;
 
 function close(actual, expected, rel, what) {
   const tol = rel * Math.max(1, Math.abs(expected));
@@ -57,6 +57,20 @@ function referenceCases() {
   out.small_ais = a.logZ;
   out.small_ais_se = a.stdErr;
   out.small_free_energy = Array.from(rbm.freeEnergy(v));
+  const pruned = rbm.clone().removeHidden(3);
+  out.pruned_exact_costs = Array.from(pruned.removalCostsExact(v));
+  const pruner = new Pruner(pruned, { prune_chains: 50, n_temperatures: 3, prune_tempered_steps: 10,
+                                      single_precision: 0, seed: 7 });
+  pruner.run(v, { batchSize: 4, steps: 5 });
+  out.pruned_n_hidden = [pruned.nHidden];
+  const { costs, stdErrs } = pruner.costs();
+  out.pruned_costs = Array.from(costs);
+  out.pruned_std_errs = Array.from(stdErrs);
+  const pz = pruner.logZ();
+  out.pruned_tracked = pz.mean;
+  out.pruned_tracked_sd = pz.stdDev;
+  pruner.dispose();
+  pruned.dispose();
   rbm.dispose();
 
   const train = Dataset.default('train');
@@ -88,7 +102,8 @@ test('log Z, AIS, free energies and a training run match the native library (sam
   assert.equal(w.version, native.version);
   const report = {};
   for (const key of ['small_exact', 'small_ais', 'small_ais_se', 'data_exact', 'data_ais', 'data_ais_se',
-                     'data_test_ll', 'trained_tracked', 'trained_tracked_sd', 'trained_exact']) {
+                     'data_test_ll', 'trained_tracked', 'trained_tracked_sd', 'trained_exact', 'pruned_tracked',
+                     'pruned_tracked_sd']) {
     report[key] = { wasm: w[key], native: native[key], diff: w[key] - native[key] };
   }
   console.log(JSON.stringify(report, null, 1));
@@ -108,6 +123,13 @@ test('log Z, AIS, free energies and a training run match the native library (sam
   close(w.trained_tracked_sd, native.trained_tracked_sd, 1e-6, 'trained tracked sd');
   w.trained_swap_rates.forEach((x, i) => close(x, native.trained_swap_rates[i], 1e-12, `swap rate ${i}`));
   assert.deepEqual(w.trained_samples, native.trained_samples, 'samples after training');
+  // Exact removal costs, and 5 pruning steps in double precision with the same seed: the same chains and removals.
+  w.pruned_exact_costs.forEach((x, i) => close(x, native.pruned_exact_costs[i], 1e-12, `exact removal cost ${i}`));
+  assert.deepEqual(w.pruned_n_hidden, native.pruned_n_hidden, 'hidden units left after pruning');
+  w.pruned_costs.forEach((x, i) => close(x, native.pruned_costs[i], 1e-9, `pruner cost ${i}`));
+  w.pruned_std_errs.forEach((x, i) => close(x, native.pruned_std_errs[i], 1e-9, `pruner cost std err ${i}`));
+  close(w.pruned_tracked, native.pruned_tracked, 1e-9, 'pruner tracked log Z');
+  close(w.pruned_tracked_sd, native.pruned_tracked_sd, 1e-6, 'pruner tracked sd');
 });
 
 test('the module exports exactly the C API of capi/zeta.exports', { skip: !exportsFile }, () => {
@@ -272,6 +294,59 @@ test('tracked training run on the embedded data: tracked log Z follows exact log
   rbm.dispose();
   train.dispose();
   testSet.dispose();
+});
+
+test('pruner: removes a hurting unit, follows removeHidden, reports progress, cancels, refuses bad input', () => {
+  // 3 x 3 bars and stripes; a 9 x 3 model whose unit 2 is on only for one state far from every pattern, with
+  // about the model's whole mass there: its removal cost is about -log 2. The chains start spread over all 512
+  // states and find that one within a few steps; then it goes.
+  const patterns = [];
+  for (let mask = 0; mask < 8; ++mask) {
+    patterns.push(Array.from({ length: 9 }, (_, k) => (mask >> Math.floor(k / 3)) & 1));
+    if (mask > 0 && mask < 7) patterns.push(Array.from({ length: 9 }, (_, k) => (mask >> (k % 3)) & 1));
+  }
+  const data = new Float64Array(patterns.flat());
+  const u = [1, 0, 0, 0, 1, 0, 0, 0, 1]; // at least 2 bits from every pattern
+  const rbm = new Rbm(9, 3, 1);
+  const W = new Float64Array(27).map((_, i) => (i % 3 === 2 ? (u[Math.floor(i / 3)] ? 12 : -12) : 0.1 * Math.sin(i)));
+  const plain = Math.log(512); // log Z without unit 2 is close to 9 log 2 (small weights, b = 0)
+  rbm.setParams({ W, b: new Float64Array(9), c: new Float64Array([0, 0, plain - 36]) });
+  const exact = rbm.removalCostsExact(data);
+  assert.ok(exact[2] < -0.5, `exact cost of the hurting unit ${exact[2]}`);
+  const before = rbm.toBytes();
+  const pruner = new Pruner(rbm, { prune_chains: 200, prune_gibbs_steps: 20, n_temperatures: 3,
+                                   prune_tempered_steps: 10, seed: 2 });
+  assert.ok(Number.isNaN(pruner.costs().costs[0]), 'costs unknown before the first step');
+  expectZetaError(() => pruner.step(new Float64Array(9).fill(0.5)), 'ZETA_ERR_ARGUMENT', 'binary');
+  expectZetaError(() => pruner.run(data, { batchSize: 0 }), 'ZETA_ERR_ARGUMENT', 'batch_size');
+  assert.deepEqual(rbm.toBytes(), before, 'failed calls left the model as it was');
+  assert.throws(() => rbm.dispose(), /borrowed/);
+  let removed = 0;
+  while (removed === 0 && pruner.steps < 20) removed = pruner.step(data);
+  assert.ok(removed >= 1 && rbm.nHidden === 3 - removed, `removed ${removed} in ${pruner.steps} steps, ${rbm.nHidden} left`);
+  const stepsBefore = pruner.steps;
+  assert.equal(pruner.costs().costs.length, rbm.nHidden);
+  const seen = [];
+  pruner.run(data, { batchSize: 14, steps: 3, onProgress: (p) => { seen.push(p); } });
+  assert.equal(seen.length, 3);
+  assert.equal(seen[2].stage, 'pruning');
+  assert.equal(seen[2].value, rbm.nHidden);
+  expectZetaError(() => pruner.run(data, { batchSize: 14, steps: 10, onProgress: (p) => p.done < 2 }),
+                  'ZETA_ERR_CANCELLED');
+  assert.equal(pruner.steps, stepsBefore + 5, 'finished steps are kept after cancellation');
+  const lz = pruner.logZ();
+  assert.ok(Number.isFinite(lz.mean) && lz.stdDev > 0);
+  pruner.dispose();
+  expectZetaError(() => new Pruner(rbm, { learning_rate: 0.1 }), 'ZETA_ERR_ARGUMENT', 'learning_rate');
+  expectZetaError(() => new Options({ prune_chains: 1 }), 'ZETA_ERR_ARGUMENT', 'prune_chains');
+  if (rbm.nHidden >= 2) {
+    rbm.removeHidden(0);
+  }
+  expectZetaError(() => rbm.removeHidden(0), 'ZETA_ERR_ARGUMENT', 'only hidden unit');
+  const big = new Rbm(31, 31);
+  expectZetaError(() => big.removalCostsExact(new Float64Array(31)), 'ZETA_ERR_UNSUPPORTED');
+  big.dispose();
+  rbm.dispose();
 });
 
 test('EBP net: trains on the embedded data, bad inputs throw', { skip: !zeta.hasFunction('zeta_ebp_new') }, () => {

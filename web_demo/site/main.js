@@ -5,11 +5,12 @@ import sampling from './panels/sampling.js';
 import tracking from './panels/tracking.js';
 import classification from './panels/classification.js';
 import manyclass from './panels/manyclass.js';
+import pruning from './panels/pruning.js';
 
 // In page order. A panel is { kind, requires, View }: kind is its section's data-kind (and its job's name in
 // worker.js); a panel that `requires` a flag of the worker's `ready` message (a family the module may be built
 // without) is the <template id="KIND-template"> of index.html, added only when the flag is set.
-const PANELS = [sampling, tracking, classification, manyclass];
+const PANELS = [sampling, tracking, classification, manyclass, pruning];
 
 const demo = { ready: false, version: null, panels: {}, errors: [] };
 window.zetaDemo = demo;
@@ -34,5 +35,6 @@ await Promise.all(always.map((view) => view.ready));
 demo.ready = true;
 demo.hasEbp = info.hasEbp;
 demo.hasSoftmax = info.hasSoftmax;
+demo.hasPruner = info.hasPruner;
 statusEl.textContent = `Module ${info.version} loaded in ${Math.round(info.loadMs)} ms (${info.trainRows} training and ` +
   `${info.testRows} test images decoded in the worker). Press Start on any panel; each runs in its own worker.`;

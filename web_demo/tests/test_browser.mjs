@@ -2,7 +2,8 @@
 // Usage: node test_browser.mjs demo  SITE_DIR    NODE_MODULES SCREENSHOT_DIR   (web_demo_browser)
 //        node test_browser.mjs embed PROJECT_DIR NODE_MODULES SCREENSHOT_DIR   (wasm_embed_browser)
 // demo:  serves the demo site from 127.0.0.1, starts each panel, waits for real progress computed in the page's
-//        workers (updates, changing sample grids, tracked log Z points with exact references, EBP test errors),
+//        workers (updates, changing sample grids, tracked log Z points with exact references, EBP test errors,
+//        hidden units removed with exact KLs),
 //        checks pause/reset, that there is no console error, and takes screenshots.
 // embed: serves a project that `npm install`ed the zeta-wasm tarball and whose index.html is
 //        wasm/examples/embed.html (an import map + 15 lines), and checks the page's result.
@@ -87,9 +88,11 @@ async function testDemo(page) {
   await waitFor(page, 'module loaded in the workers', () => window.zetaDemo && window.zetaDemo.ready, null, 90000);
   const hasEbp = await page.evaluate(() => window.zetaDemo.hasEbp);
   const hasSoftmax = await page.evaluate(() => window.zetaDemo.hasSoftmax);
+  const hasPruner = await page.evaluate(() => window.zetaDemo.hasPruner);
   const panelCount = await page.locator('section.panel').count();
-  assert.equal(panelCount, 2 + (hasEbp ? 1 : 0) + (hasSoftmax ? 1 : 0),
-               'the classification panels exist exactly when the module has EBP / softmax');
+  assert.equal(panelCount, 2 + (hasEbp ? 1 : 0) + (hasSoftmax ? 1 : 0) + (hasPruner ? 1 : 0),
+               'the optional panels exist exactly when the module has EBP / softmax / the pruner');
+  assert.equal(await page.locator('#pruning').count(), hasPruner ? 1 : 0);
   assert.equal(await page.locator('#classification').count(), hasEbp ? 1 : 0);
   assert.equal(await page.locator('#manyclass').count(), hasSoftmax ? 1 : 0);
   log(`panels: ${panelCount} (EBP ${hasEbp ? 'present' : 'absent'}, softmax ${hasSoftmax ? 'present' : 'absent'})`);
@@ -180,6 +183,24 @@ async function testDemo(page) {
         ev.methods.map((m) => `${m.name} ${m.ll.toFixed(3)} (${m.msPerUpdate.toFixed(2)} ms/update)`).join(', '));
     await page.click('#manyclass .pause');
     await page.locator('#manyclass').screenshot({ path: path.join(shots, 'demo_manyclass.png') });
+  }
+  // 5. Pruning (with the pruner in the module): training, then units removed live; the KL charts update.
+  if (hasPruner) {
+    await page.click('#pruning .start');
+    await waitFor(page, 'pruning: training done, then 3 units removed',
+                  () => { const p = window.zetaDemo.panels.pruning; return p.phase === 'pruning' && p.removals >= 3; },
+                  null, 420000);
+    s = await state(page, 'pruning');
+    assert.ok(s.nHidden === 80 - s.removals, `hidden units ${s.nHidden} after ${s.removals} removals`);
+    assert.ok(Number.isFinite(s.kl) && Number.isFinite(s.naiveKl) && Number.isFinite(s.trainedKl), JSON.stringify(s));
+    assert.ok(s.points >= 4, `${s.points} chart points`);
+    assert.equal(await page.locator('#pruning .kl-chart canvas').count() >= 1, true);
+    assert.match(await page.locator('#pruning .stats').textContent(), /naive removal/);
+    log(`pruning: ${s.removals} units removed by step ${s.steps} (training included); exact KL ${s.kl.toFixed(4)} ` +
+        `(trained ${s.trainedKl.toFixed(4)}), naive removal ${s.naiveKl.toFixed(4)}; tracked log Z ` +
+        `${s.logZ.toFixed(3)} ± ${s.logZSd.toFixed(3)} vs exact ${s.exactLogZ.toFixed(3)}`);
+    await page.click('#pruning .pause');
+    await page.locator('#pruning').screenshot({ path: path.join(shots, 'demo_pruning.png') });
   }
   await page.screenshot({ path: path.join(shots, 'demo_full.png'), fullPage: true });
 

@@ -1,0 +1,82 @@
+// pruner.js — removal of hidden units from a trained RBM (zeta_pruner_*), with log Z tracked across it.
+import {
+  Handle, check, copyOutF64, mod, outEstimate, outI64, outPtr, readI32, toInt, withOptions, withProgress, withScope,
+} from './runtime.js';
+import { rowsArg } from './data.js';
+import { Rbm } from './rbm.js';
+
+/**
+ * Removes hidden units of a trained Rbm while the fit holds (Saito & Kato, "Decreasing the Size of the Restricted
+ * Boltzmann Machine", 2019): each step removes every unit whose sampled removal cost passes C_k + m sd_k <= 0, or
+ * else moves the parameters so that the cheapest unit's cost and the KL divergence both fall, and tracks log Z
+ * across the updates and the removals. Borrows the Rbm and shrinks it in place (rbm.nHidden follows). Options: the
+ * prune_* keys, n_temperatures, tempering, single_precision, tracker_sigma_b2 and seed (null: every default).
+ */
+export class Pruner extends Handle {
+  constructor(rbm, options = null) {
+    if (!(rbm instanceof Rbm)) throw new TypeError('zeta: Pruner needs an Rbm');
+    const rp = rbm._check();
+    const ptr = withOptions(options, (op) => outPtr((out) => mod()._zeta_pruner_new(rp, op, out)));
+    super(ptr, 'Pruner');
+    this.rbm = rbm;
+    rbm._borrowers += 1;
+  }
+  /** One step on a mini-batch of binary rows; returns the number of units it removed. */
+  step(batch) {
+    const p = this._check();
+    try {
+      return withScope((s) => {
+        const [d, n] = rowsArg(s, batch, this.rbm.nVisible, 'batch');
+        const removed = s.i32(1);
+        check(mod()._zeta_pruner_step(p, d, BigInt(n), removed));
+        return readI32(removed);
+      });
+    } finally {
+      this.rbm._readShape();
+    }
+  }
+  /** `steps` steps on consecutive mini-batches of `batchSize` rows of data (wrapping around); onProgress gets stage
+   *  "pruning" and value = the number of hidden units after every step (false cancels, finished steps kept). */
+  run(data, { batchSize = 1000, steps = 1, onProgress } = {}) {
+    const p = this._check();
+    toInt(batchSize, 'batchSize');
+    toInt(steps, 'steps');
+    try {
+      withScope((s) => {
+        const [d, n] = rowsArg(s, data, this.rbm.nVisible, 'data');
+        withProgress(onProgress, (fn, ud) => mod()._zeta_pruner_run(p, d, BigInt(n), batchSize, BigInt(steps), fn, ud));
+      });
+    } finally {
+      this.rbm._readShape();
+    }
+    return this;
+  }
+  /** The last step's estimated removal costs and their standard errors, one per hidden unit: {costs, stdErrs}
+   *  (NaN and Infinity before the first step and after the Rbm was changed outside the pruner). */
+  costs() {
+    const p = this._check();
+    const nh = this.rbm.nHidden;
+    return withScope((s) => {
+      const c = s.f64(nh);
+      const e = s.f64(nh);
+      check(mod()._zeta_pruner_costs(p, c, e, nh));
+      return { costs: copyOutF64(c, nh), stdErrs: copyOutF64(e, nh) };
+    });
+  }
+  get steps() {
+    const p = this._check();
+    return outI64((out) => mod()._zeta_pruner_steps(p, out));
+  }
+  /** Tracked log Z of the model as the last step left it: {mean, stdDev}. */
+  logZ() {
+    const p = this._check();
+    return outEstimate((m, sd) => mod()._zeta_pruner_log_z(p, m, sd));
+  }
+  dispose() {
+    if (this._ptr) {
+      mod()._zeta_pruner_free(this._ptr);
+      this.rbm._borrowers -= 1;
+    }
+    this._ptr = 0;
+  }
+}
