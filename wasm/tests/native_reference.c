@@ -7,7 +7,11 @@
  *   data:    784 x 12 model, seed 7, init_from_data(first 500 training rows of the embedded set, sd 0.05):
  *            exact log Z; AIS (20 runs, 300 betas, seed 11); mean log-likelihood of the first 200 test rows.
  *   trained: that model after 30 SML-PT updates (batch 50, lr 0.05, 5 temperatures x 4 chains, seed 5,
- *            double precision): tracked log Z (mean, sd), exact log Z, swap rates; 2 samples of 3 sweeps. */
+ *            double precision): tracked log Z (mean, sd), exact log Z, swap rates; 2 samples of 3 sweeps.
+ *   darn:    784 x 10 DARN (seed 9, darn_learning_rate 1e-3, double precision) after one epoch over the first 500
+ *            training rows in mini-batches of 100: exact log p(x), importance-sampled log p(x) (100 samples, seed
+ *            4) with its standard error and the description length (20 samples, seed 5) of the first 20 test rows;
+ *            2 samples (seed 6). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +95,31 @@ int main(int argc, char **argv) {
   CHECK(zeta_trainer_swap_rates(trainer, rates, 4));
   print_array("trained_swap_rates", rates, 4, 0);
   CHECK(zeta_rbm_sample(big, 2, 3, samples));
-  print_array("trained_samples", samples, 2 * n_cols, 1);
+  print_array("trained_samples", samples, 2 * n_cols, 0);
+
+  {
+    const int32_t sizes[2] = {784, 10};
+    double exact_lp[20], is_lp[20], is_se[20], bound[20];
+    zeta_options *darn_opts = NULL;
+    zeta_darn *darn = NULL;
+    CHECK(zeta_options_new(&darn_opts));
+    CHECK(zeta_options_set(darn_opts, "seed", 9));
+    CHECK(zeta_options_set(darn_opts, "darn_learning_rate", 1e-3));
+    CHECK(zeta_options_set(darn_opts, "darn_single_precision", 0));
+    CHECK(zeta_darn_new(sizes, 2, darn_opts, &darn));
+    CHECK(zeta_darn_train_epochs(darn, train, 500, 100, 1, NULL, NULL));
+    CHECK(zeta_darn_log_prob_exact(darn, test, 20, exact_lp));
+    CHECK(zeta_darn_log_prob_is(darn, test, 20, 100, 4, is_lp, is_se));
+    CHECK(zeta_darn_description_length(darn, test, 20, 20, 5, bound));
+    CHECK(zeta_darn_sample(darn, 2, 6, samples));
+    print_array("darn_exact", exact_lp, 20, 0);
+    print_array("darn_is", is_lp, 20, 0);
+    print_array("darn_is_se", is_se, 20, 0);
+    print_array("darn_bound", bound, 20, 0);
+    print_array("darn_samples", samples, 2 * n_cols, 1);
+    zeta_darn_free(darn);
+    zeta_options_free(darn_opts);
+  }
   printf("}\n");
 
   zeta_trainer_free(trainer);
