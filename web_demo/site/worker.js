@@ -7,9 +7,12 @@ import { Sampling } from './jobs/sampling.js';
 import { Tracking } from './jobs/tracking.js';
 import { Classification } from './jobs/classification.js';
 import { ManyClass } from './jobs/manyclass.js';
+import { DarnJob } from './jobs/darn.js';
 
 // Keyed by the panel's kind (its section's data-kind).
-const JOBS = { sampling: Sampling, tracking: Tracking, classification: Classification, manyclass: ManyClass };
+const JOBS = {
+  sampling: Sampling, tracking: Tracking, classification: Classification, manyclass: ManyClass, darn: DarnJob,
+};
 
 function reset(kind, params) {
   replaceJob(() => new JOBS[kind](params));
@@ -23,7 +26,8 @@ self.onmessage = async (ev) => {
       await zeta.init();
       const data = loadData();
       post('ready', { version: zeta.version(), hasEbp: zeta.hasFunction('zeta_ebp_new'),
-                      hasSoftmax: zeta.hasFunction('zeta_softmax_new'), loadMs: performance.now() - t0,
+                      hasSoftmax: zeta.hasFunction('zeta_softmax_new'), hasDarn: zeta.hasFunction('zeta_darn_new'),
+                      loadMs: performance.now() - t0,
                       trainRows: data.train.nRows, testRows: data.test.nRows });
     } else if (msg.type === 'reset') {
       reset(msg.kind, msg.params);

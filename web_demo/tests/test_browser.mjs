@@ -2,7 +2,8 @@
 // Usage: node test_browser.mjs demo  SITE_DIR    NODE_MODULES SCREENSHOT_DIR   (web_demo_browser)
 //        node test_browser.mjs embed PROJECT_DIR NODE_MODULES SCREENSHOT_DIR   (wasm_embed_browser)
 // demo:  serves the demo site from 127.0.0.1, starts each panel, waits for real progress computed in the page's
-//        workers (updates, changing sample grids, tracked log Z points with exact references, EBP test errors),
+//        workers (updates, changing sample grids, tracked log Z points with exact references, EBP test errors,
+//        fresh DARN samples with exact held-out likelihoods),
 //        checks pause/reset, that there is no console error, and takes screenshots.
 // embed: serves a project that `npm install`ed the zeta-wasm tarball and whose index.html is
 //        wasm/examples/embed.html (an import map + 15 lines), and checks the page's result.
@@ -87,9 +88,10 @@ async function testDemo(page) {
   await waitFor(page, 'module loaded in the workers', () => window.zetaDemo && window.zetaDemo.ready, null, 90000);
   const hasEbp = await page.evaluate(() => window.zetaDemo.hasEbp);
   const hasSoftmax = await page.evaluate(() => window.zetaDemo.hasSoftmax);
+  const hasDarn = await page.evaluate(() => window.zetaDemo.hasDarn);
   const panelCount = await page.locator('section.panel').count();
-  assert.equal(panelCount, 2 + (hasEbp ? 1 : 0) + (hasSoftmax ? 1 : 0),
-               'the classification panels exist exactly when the module has EBP / softmax');
+  assert.equal(panelCount, 2 + (hasEbp ? 1 : 0) + (hasSoftmax ? 1 : 0) + (hasDarn ? 1 : 0),
+               'the classification and DARN panels exist exactly when the module has EBP / softmax / DARN');
   assert.equal(await page.locator('#classification').count(), hasEbp ? 1 : 0);
   assert.equal(await page.locator('#manyclass').count(), hasSoftmax ? 1 : 0);
   log(`panels: ${panelCount} (EBP ${hasEbp ? 'present' : 'absent'}, softmax ${hasSoftmax ? 'present' : 'absent'})`);
@@ -180,6 +182,27 @@ async function testDemo(page) {
         ev.methods.map((m) => `${m.name} ${m.ll.toFixed(3)} (${m.msPerUpdate.toFixed(2)} ms/update)`).join(', '));
     await page.click('#manyclass .pause');
     await page.locator('#manyclass').screenshot({ path: path.join(shots, 'demo_manyclass.png') });
+  }
+  // 1b. DARN (only with the DARN functions in the module), right after the tempered chains: fresh exact samples
+  // after every slice, held-out bound and exact log p(x) evaluated, and training raises the likelihood.
+  if (hasDarn) {
+    assert.equal(await page.locator('#sampling + #darn').count(), 1, 'the DARN panel follows the tempered chains');
+    await page.click('#darn .start');
+    await waitFor(page, 'DARN: 4 held-out evaluations and 5 fresh sample grids',
+                  () => { const d = window.zetaDemo.panels.darn; return d.evaluations >= 4 && d.sampleChanges >= 5; },
+                  null, 300000);
+    s = await state(page, 'darn');
+    const first = s.firstEvaluation;
+    const last = s.lastEvaluation;
+    assert.equal(last.method, 'exact', '12 hidden units: exact log p(x)');
+    assert.ok(Number.isFinite(last.logP) && Number.isFinite(last.bound), JSON.stringify(last));
+    assert.ok(last.bound <= last.logP + 0.5, `bound ${last.bound} below log p(x) ${last.logP}`);
+    assert.ok(last.logP > first.logP + 5, `training raises the held-out log p(x): ${first.logP} -> ${last.logP}`);
+    assert.equal(await page.locator('#darn .grid-row canvas').count(), 2, '16 samples in two rows');
+    log(`DARN after ${last.step} updates: held-out log p(x) ${last.logP.toFixed(2)} (exact), bound ` +
+        `${last.bound.toFixed(2)}; ${s.sampleChanges} fresh sample grids`);
+    await page.click('#darn .pause');
+    await page.locator('#darn').screenshot({ path: path.join(shots, 'demo_darn.png') });
   }
   await page.screenshot({ path: path.join(shots, 'demo_full.png'), fullPage: true });
 
