@@ -621,7 +621,7 @@ ZETA_API zeta_status zeta_darn_train_epochs(zeta_darn *darn, const double *x, in
 
 /* Exact log p(x) of each of n_rows binary rows (out: n_rows values, nats) by enumerating all 2^B hidden
  * configurations; more than 30 hidden bits: ZETA_ERR_UNSUPPORTED. Double precision throughout.
- * Cost O(2^B (P + n n_v)): milliseconds for B = 16, minutes for B = 30. */
+ * Cost O(2^B (P + n n_v)), doubling with every hidden bit: seconds for B = 16 and 1000 rows of 784 pixels. */
 ZETA_API zeta_status zeta_darn_log_prob_exact(const zeta_darn *darn, const double *x, int64_t n_rows, double *out);
 /* Importance-sampled log p(x) of each row with the encoder as proposal, n_samples >= 2 draws per row:
  * log_prob = log (1/S) sum_s p(x, h_s) / q(h_s | x), a stochastic lower bound in expectation that converges to
