@@ -92,7 +92,8 @@ typedef struct zeta_progress {
   const char *stage; /* "exact log Z", "AIS" or "training" */
   int64_t done;      /* units of work finished so far */
   int64_t total;     /* units of work in the call */
-  double value;      /* running figure of the stage (AIS: running log Z; training: tracked log Z), else NaN */
+  double value;      /* running figure of the stage (AIS: running log Z; training: tracked log Z, or a DARN's
+                        running mean description length), else NaN */
 } zeta_progress;
 
 /* Return 0 to continue, non-zero to cancel. */
