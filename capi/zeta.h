@@ -89,11 +89,11 @@ ZETA_API const char *zeta_status_name(int32_t status);
 
 /* Progress of a long call, valid only during the callback. */
 typedef struct zeta_progress {
-  const char *stage; /* "exact log Z", "AIS" or "training" */
+  const char *stage; /* "exact log Z", "AIS", "training" or "pruning" */
   int64_t done;      /* units of work finished so far */
   int64_t total;     /* units of work in the call */
   double value;      /* running figure of the stage (AIS: running log Z; training: tracked log Z, or a DARN's
-                        running mean description length), else NaN */
+                        running mean description length; pruning: the number of hidden units), else NaN */
 } zeta_progress;
 
 /* Return 0 to continue, non-zero to cancel. */
@@ -108,7 +108,7 @@ typedef struct zeta_rbm zeta_rbm;
 /* A model with W = 0, b = 0, c = 0; seed seeds the handle's own generator (used by zeta_rbm_sample).
  * n_visible, n_hidden > 0. Too large to allocate: ZETA_ERR_MEMORY. Cost O(n_v n_h). */
 ZETA_API zeta_status zeta_rbm_new(int32_t n_visible, int32_t n_hidden, uint64_t seed, zeta_rbm **out);
-/* Accepts NULL. Must not be called while a trainer borrows the model. */
+/* Accepts NULL. Must not be called while a trainer or a pruner borrows the model. */
 ZETA_API void zeta_rbm_free(zeta_rbm *rbm);
 /* An independent copy (parameters, base rates and generator state). Cost O(n_v n_h). */
 ZETA_API zeta_status zeta_rbm_clone(const zeta_rbm *rbm, zeta_rbm **out);
@@ -180,7 +180,8 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *   method                 2      0,1,2     negative phase: 0 CD-k, 1 PCD-k, 2 parallel tempering (SML-PT);
  *                                           log Z tracking needs 2
  *   gibbs_steps            1      int >= 1  k: Gibbs sweeps per update
- *   n_temperatures         10     int >= 2  PT ladder size M (ignored by CD/PCD)
+ *   n_temperatures         10     int >= 2  PT ladder size M (ignored by CD/PCD); a pruner's ladder feeds its log
+ *                                           Z tracker
  *   chains_per_temperature 10     int >= 1  persistent chains per temperature (PCD: number of chains)
  *   tempering              0      0,1       0: temper the interaction only (b untempered); 1: the full energy
  *   adaptive_tempering     0      0,1       move the PT ladder to maximise the replicas' round-trip flow
@@ -197,7 +198,7 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *   cold_sweeps            0      int >= 0  extra Gibbs sweeps per update at those rungs (CD: both must be 0)
  *   single_precision       1      0,1       float sampling kernels (faster) or double throughout
  *   seed                   0      int 0..2^53  seeds the generator of the handle made (trainer, EBP, softmax, MLP,
- *                                           DARN): the only key that applies to every kind
+ *                                           DARN, pruner): the only key that applies to every kind
  *   tracker_sigma_b2       1e-3   > 0       log Z tracker: bias drift variance per update, times eps_t
  * EBP nets (zeta_ebp_new):
  *   ebp_binary_weights     1      0,1       1: binary (+-1) weights, 0: real (Gaussian) weights
@@ -223,7 +224,7 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  * Deep autoregressive networks (zeta_darn_new):
  *   darn_learning_rate     3e-5   > 0       RMSprop step size (the paper's MNIST rate)
  *   darn_rmsprop_decay     0.95   [0, 1)    decay of RMSprop's running gradient moments
- *   darn_momentum          0.9    [0, 1)
+ *   darn_momentum          0.9    [0, 1)    momentum of the RMSprop step
  *   darn_deterministic     0      int >= 0  tanh units between stochastic layers, in decoder and encoder; 0 = none
  *   darn_autoregressive_visible 0 0,1       autoregression within x
  *   darn_autoregressive_encoder 0 0,1       autoregression within each encoder layer
@@ -234,8 +235,29 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *                                           baseline (unbiased)
  *   darn_single_precision  1      0,1       float training, sampling and importance-sampling kernels (faster) or
  *                                           double throughout
- * The other keys apply to the trainer only. Each *_new taking options rejects, with ZETA_ERR_ARGUMENT naming
- * the key, any key that was set with zeta_options_set but does not apply to the kind of handle it makes.
+ *   darn_weight_noise      0      0,1       adaptive weight noise (the paper's adaNoise): Gaussian weights whose
+ *                                           own description length is shared among darn_weight_noise_examples
+ *                                           examples; likelihoods and samples use the means
+ *   darn_weight_noise_init 0.01   > 0       weight noise: every weight's sd at the start
+ *   darn_weight_noise_examples 0  int 0..2^53  weight noise: the training set's size N; 0 = the rows given to
+ *                                           zeta_darn_train_epochs (zeta_darn_train_batch then needs it set)
+ * Pruners (zeta_pruner_new; n_temperatures, tempering, single_precision, tracker_sigma_b2 and seed apply too):
+ *   prune_rate             1e-2   > 0       nu: step of the parameter update between removals
+ *   prune_criterion        3      >= 0      m: unit k goes when C_k + m sd_k <= 0 (3 on Bars-and-Stripes, 1 on
+ *                                           large models)
+ *   prune_rule             0      0,1       update rule: 0 noise-aware (by the gradients' z-scores), 1 naive (sign
+ *                                           agreement)
+ *   prune_gibbs_steps      5      int >= 1  Gibbs sweeps of the persistent chains per step
+ *   prune_chains           1000   int >= 2  persistent chains per temperature; those at beta 1 are the model
+ *                                           samples
+ *   prune_tempered_steps   100    int >= 1  levels of the tempered transition that refreshes the chains after a
+ *                                           removal
+ *   prune_tempered_beta_min 0.9   [0, 1)    the tempered transition's lowest beta, as a fraction of each rung's
+ *   prune_cost_form        0      0,1       removal cost: 0 exact log p(h_k = 0), 1 the first-order -p(h_k = 1)
+ *                                           (an upper bound)
+ * The other keys apply to the trainer only (and those the Pruners line names to pruners too). Each *_new taking
+ * options rejects, with ZETA_ERR_ARGUMENT naming the key, any key that was set with zeta_options_set but does
+ * not apply to the kind of handle it makes.
  * Options are copied by the objects created from them; changing them later has no effect on those objects.
  * ------------------------------------------------------------------------------------------------------- */
 
@@ -310,6 +332,65 @@ ZETA_API zeta_status zeta_trainer_round_trips(const zeta_trainer *trainer, int64
 /* The chains of rung i (0 = beta 1), N x n_visible values 0.0/1.0; capacity >= N n_visible. O(N n_v). */
 ZETA_API zeta_status zeta_trainer_chains(const zeta_trainer *trainer, int32_t temperature_index, double *out,
                                          int64_t capacity);
+
+/* ---------------------------------------------------------------------------------------------------------
+ * Removing hidden units (Saito & Kato, "Decreasing the Size of the Restricted Boltzmann Machine", 2019).
+ * With q the empirical distribution of the data rows and D = KL(q || p), deleting hidden unit k changes D by
+ * exactly the removal cost C_k = E_q[softplus(c_k + W_k'v)] + log p(h_k = 0): C_k <= 0 means the unit can go
+ * without the fit getting worse. A pruner removes, after each sweep of its chains, every unit whose sampled cost
+ * passes C_k + m sd_k <= 0 (smallest first; the chains are then refreshed by Neal's tempered transitions), and
+ * otherwise moves the parameters so that the cheapest unit's cost and D both fall. It tracks log Z across the
+ * updates and the removals (deleting unit k multiplies Z by p(h_k = 0)), so the likelihood stays known where exact
+ * KL is out of reach.
+ * ------------------------------------------------------------------------------------------------------- */
+
+/* C_k for every hidden unit against n_rows binary rows of data (n_rows x n_visible; duplicates count), with
+ * p(h_k = 0) = Z_{-k} / Z by enumeration; costs receives n_hidden entries. ZETA_ERR_UNSUPPORTED when both layers
+ * exceed 30 units (as zeta_rbm_log_z_exact). Multithreaded (OpenMP).
+ * Cost n_h + 1 exact log Z computations plus O(n n_v n_h). */
+ZETA_API zeta_status zeta_rbm_removal_costs_exact(const zeta_rbm *rbm, const double *data, int64_t n_rows,
+                                                  double *costs);
+/* Delete hidden unit k (0 <= k < n_hidden; the model needs n_hidden >= 2): W loses column k and c entry k; later
+ * units move down by one; b is kept. A trainer borrowing the RBM refuses its next step after this (it was made
+ * for the old size: make a new one); a pruner borrowing it follows. Cost O(n_v n_h). */
+ZETA_API zeta_status zeta_rbm_remove_hidden(zeta_rbm *rbm, int32_t k);
+
+typedef struct zeta_pruner zeta_pruner;
+
+/* Borrows rbm as a trainer does: it updates and shrinks the RBM in place; the RBM must outlive the pruner and
+ * must not be used by another thread while the pruner is. Between calls the RBM may be read (shape, parameters,
+ * log Z, likelihoods); changing it (zeta_rbm_set_params, zeta_rbm_remove_hidden) is allowed: the pruner keeps its
+ * chains, follows the new size and restarts its tracker at its next step. opts (may be NULL: every default) is
+ * read for the prune_* keys, n_temperatures (the parallel-tempering ladder whose chains feed the tracker; its
+ * beta = 1 chains are the model samples), tempering (the ladder's and the tempered transitions' family),
+ * single_precision, tracker_sigma_b2 and seed (the pruner's generator); opts is copied. A set key of another kind
+ * of handle gives ZETA_ERR_ARGUMENT. Cost O(n_v n_h + M N n_v), N = prune_chains. */
+ZETA_API zeta_status zeta_pruner_new(zeta_rbm *rbm, const zeta_options *opts, zeta_pruner **out);
+ZETA_API void zeta_pruner_free(zeta_pruner *pruner);
+/* One step on a mini-batch of n_rows binary rows (n_rows x n_visible): prune_gibbs_steps sweeps of the chains
+ * (with swaps between rungs), the costs estimated from the batch and the beta = 1 chains, then either every unit
+ * passing the criterion removed (at least one unit is always kept) or the parameters updated by prune_rule for the
+ * cheapest unit. *n_removed (may be NULL) gets the number of units removed in this step. An update that is not
+ * finite is not applied (ZETA_ERR_NUMERIC; lower prune_rate). Cost O((n + M N k) n_v n_h) plus, per removal,
+ * O(M N prune_tempered_steps n_v n_h) for the tempered transitions. */
+ZETA_API zeta_status zeta_pruner_step(zeta_pruner *pruner, const double *batch, int64_t n_rows, int32_t *n_removed);
+/* steps >= 1 steps on consecutive mini-batches of batch_size >= 1 rows of data (n_rows x n_visible, binary),
+ * wrapping around at the end. The callback (may be NULL) runs after every step with stage "pruning", done = steps
+ * of this call so far, total = steps, value = the number of hidden units; on cancellation (or a failed step) the
+ * finished steps are kept. */
+ZETA_API zeta_status zeta_pruner_run(zeta_pruner *pruner, const double *data, int64_t n_rows, int32_t batch_size,
+                                     int64_t steps, zeta_progress_fn progress, void *user_data);
+/* The estimated C_k and their standard errors (std_errs may be NULL) from the last step, one per current hidden
+ * unit; capacity >= n_hidden. They are the estimates the step decided with (for an update step: of the model
+ * before the update). Before the first step, and after the RBM was changed outside the pruner since its last step,
+ * they are unknown: NaN costs, +inf standard errors. O(n_h). */
+ZETA_API zeta_status zeta_pruner_costs(const zeta_pruner *pruner, double *costs, double *std_errs, int32_t capacity);
+/* Steps done so far (including failed and cancelled runs' finished steps). O(1). */
+ZETA_API zeta_status zeta_pruner_steps(const zeta_pruner *pruner, int64_t *steps);
+/* Tracked log Z of the model as the last step left it: posterior mean and standard deviation (std_dev may be
+ * NULL). Before the first step the tracker knows only log Z at beta 0: mean is the closed-form guess for W = 0
+ * and std_dev is +inf; it has converged after a few tens of steps. O(1). */
+ZETA_API zeta_status zeta_pruner_log_z(const zeta_pruner *pruner, double *mean, double *std_dev);
 
 /* ---------------------------------------------------------------------------------------------------------
  * The data set compiled into zeta: binarised Fashion-MNIST (28 x 28 = 784 columns of 0.0/1.0), 3000 training

@@ -1,5 +1,5 @@
 // Output helpers of the CLI: image grids as PGM, the tracking figure (Desjardins et al. 2011, Figs. 3-4 style) and
-// plain curves as SVG.
+// plain curves and stacked panels of series against steps (the pruning figure) as SVG.
 #pragma once
 
 #include <algorithm>
@@ -258,6 +258,125 @@ class CurvePlot {
   };
   std::string title_, x_label_, y_label_;
   std::vector<Series> series_;
+};
+
+// Panels stacked over one shared x axis (zeta prune: hidden units, KL or tracked log-likelihood, the smallest
+// removal cost), each a line with an optional ±band, and the steps of events (removals) marked on every panel.
+class StepPanels {
+ public:
+  struct Panel {
+    std::string title;
+    std::vector<double> x, y, band;  // band: the half-width drawn around y (empty: none; NaN where unknown)
+    bool zero_line = false;          // a dashed line at y = 0
+    bool from_zero = false;          // the y axis starts at 0 (or below)
+  };
+
+  void add(Panel panel) { panels_.push_back(std::move(panel)); }
+  void mark(double x) { marks_.push_back(x); }
+
+  std::string render(const std::string& x_label) const {
+    const double panel_height = 170, gap = 50;
+    const double total = 30 + static_cast<double>(panels_.size()) * (panel_height + gap) + 10;
+    char b[640];
+    std::snprintf(b, sizeof b,
+                  "<svg xmlns='http://www.w3.org/2000/svg' width='800' height='%g' font-family='sans-serif' "
+                  "font-size='12'>\n<rect width='800' height='%g' fill='white'/>\n",
+                  total, total);
+    std::string svg = b;
+    double x_max = 1.0;
+    for (const Panel& p : panels_)
+      for (double x : p.x) x_max = std::max(x_max, x);
+    double top = 30;
+    for (const Panel& p : panels_) {
+      draw(svg, p, top, panel_height, x_max);
+      top += panel_height + gap;
+    }
+    std::snprintf(b, sizeof b, "<text x='425' y='%g' text-anchor='middle'>%s</text>\n", top - gap + 32,
+                  escaped(x_label).c_str());
+    return svg + b + "</svg>\n";
+  }
+
+ private:
+  static std::string escaped(const std::string& text) {
+    std::string out;
+    for (char ch : text) {
+      if (ch == '<')
+        out += "&lt;";
+      else if (ch == '>')
+        out += "&gt;";
+      else if (ch == '&')
+        out += "&amp;";
+      else
+        out += ch;
+    }
+    return out;
+  }
+
+  void draw(std::string& svg, const Panel& p, double top, double height, double x_max) const {
+    const double left = 80, right = 770, bottom = top + height;
+    double y_min = 1e300, y_max = -1e300;
+    for (std::size_t i = 0; i < p.y.size(); ++i) {
+      if (!std::isfinite(p.y[i])) continue;
+      const double w = i < p.band.size() && std::isfinite(p.band[i]) ? p.band[i] : 0.0;
+      y_min = std::min(y_min, p.y[i] - w);
+      y_max = std::max(y_max, p.y[i] + w);
+    }
+    if (p.zero_line || p.from_zero) {
+      y_min = std::min(y_min, 0.0);
+      y_max = std::max(y_max, 0.0);
+    }
+    if (!(y_max >= y_min)) {  // nothing finite to draw
+      y_min = 0.0;
+      y_max = 1.0;
+    }
+    if (!(y_max > y_min)) y_max = y_min + 1.0;
+    const double pad = 0.05 * (y_max - y_min);
+    y_min = p.from_zero && y_min >= 0.0 ? 0.0 : y_min - pad;  // counts start at the axis
+    y_max += pad;
+    auto X = [&](double x) { return left + (right - left) * x / x_max; };
+    auto Y = [&](double y) { return bottom - height * (y - y_min) / (y_max - y_min); };
+    char b[512];
+    std::snprintf(b, sizeof b,
+                  "<text x='%g' y='%g' font-size='14'>%s</text>\n<rect x='%g' y='%g' width='%g' height='%g' "
+                  "fill='none' stroke='#444'/>\n",
+                  left, top - 8, escaped(p.title).c_str(), left, top, right - left, height);
+    svg += b;
+    for (int k = 0; k <= 4; ++k) {
+      const double y = y_min + (y_max - y_min) * k / 4.0, x = x_max * k / 4.0;
+      std::snprintf(b, sizeof b,
+                    "<text x='%g' y='%g' text-anchor='end'>%.4g</text><line x1='%g' x2='%g' y1='%g' y2='%g' "
+                    "stroke='#ddd'/>\n<text x='%g' y='%g' text-anchor='middle'>%.0f</text>\n",
+                    left - 4, Y(y) + 4, y, left, right, Y(y), Y(y), X(x), bottom + 16, x);
+      svg += b;
+    }
+    for (double x : marks_) {
+      std::snprintf(b, sizeof b, "<line x1='%g' x2='%g' y1='%g' y2='%g' stroke='#d62728' stroke-opacity='0.5'/>\n",
+                    X(x), X(x), top, bottom);
+      svg += b;
+    }
+    if (p.zero_line) {
+      std::snprintf(b, sizeof b, "<line x1='%g' x2='%g' y1='%g' y2='%g' stroke='#444' stroke-dasharray='4 3'/>\n", left,
+                    right, Y(0.0), Y(0.0));
+      svg += b;
+    }
+    std::string up, down, line;
+    for (std::size_t i = 0; i < p.y.size(); ++i) {
+      if (!std::isfinite(p.y[i])) continue;
+      std::snprintf(b, sizeof b, "%g,%g ", X(p.x[i]), Y(p.y[i]));
+      line += b;
+      if (i < p.band.size() && std::isfinite(p.band[i])) {
+        std::snprintf(b, sizeof b, "%g,%g ", X(p.x[i]), Y(p.y[i] + p.band[i]));
+        up += b;
+        std::snprintf(b, sizeof b, "%g,%g ", X(p.x[i]), Y(p.y[i] - p.band[i]));
+        down = std::string(b) + down;
+      }
+    }
+    if (!up.empty()) svg += "<polygon fill='#9ecae1' opacity='0.6' points='" + up + down + "'/>\n";
+    svg += "<polyline fill='none' stroke='#08519c' stroke-width='1.5' points='" + line + "'/>\n";
+  }
+
+  std::vector<Panel> panels_;
+  std::vector<double> marks_;
 };
 
 }  // namespace zeta

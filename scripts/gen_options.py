@@ -25,7 +25,7 @@ COLUMNS = (5, 28, 35, 45)
 WIDTH = 115
 INT_MAX = 2147483647
 APPLIES = {"TRAINER": "trainer", "EBP": "EBP nets", "SOFTMAX": "softmax classifiers", "MLP": "MLPs",
-           "DARN": "DARNs", "ALL": "every handle"}
+           "DARN": "DARNs", "PRUNER": "pruners", "ALL": "every handle"}
 
 
 class DefError(Exception):

@@ -5,7 +5,8 @@
 //   bench_darn --mode train [--hidden 16] [--det 100] [--ar-visible 0] [--ar-encoder 0] [--sparsity 0]
 //              [--sparsity-weight 1] [--estimator darn|reinforce] [--lr 3e-5] [--epochs 10] [--batch 100]
 //              [--train -1] [--test -1] [--seed 1] [--order FILE] [--eval-every 0] [--bound-samples 10]
-//              [--is-samples 1000] [--is-repeats 10] [--eval-rows -1] [--float 1] [--out model.zeta]
+//              [--is-samples 1000] [--is-repeats 10] [--eval-rows -1] [--float 1] [--weight-noise 0]
+//              [--out model.zeta]
 //   bench_darn --mode sample --model FILE [--n 10000] [--reps 5]
 //   bench_darn --mode estimators --model FILE [--rows 100] [--seed 1]
 //   bench_darn --mode nearest --model FILE [--n 16] [--seed 1] [--out samples.pgm]
@@ -120,6 +121,7 @@ int train(const std::map<std::string, std::string>& a) {
   t.sparsity = std::stod(arg(a, "--sparsity", "0"));
   t.sparsity_weight = std::stod(arg(a, "--sparsity-weight", "1"));
   t.single_precision = arg(a, "--float", "1") == "1";
+  t.weight_noise = arg(a, "--weight-noise", "0") == "1";
   t.seed = std::stoull(arg(a, "--seed", "1"));
   zeta::Rng init(t.seed);
   zeta::DarnNetwork net(zeta::Darn(s, init), t);
@@ -141,11 +143,11 @@ int train(const std::map<std::string, std::string>& a) {
   for (std::size_t i = 0; i < s.sizes.size(); ++i) std::printf("%s%d", i ? "," : "", s.sizes[i]);
   std::printf(
       " det=%d ar_visible=%d ar_encoder=%d estimator=%s lr=%g sparsity=%g batch=%d train=%lld test=%lld "
-      "params=%lld float=%d\n",
+      "params=%lld float=%d weight_noise=%d\n",
       s.deterministic, s.autoregressive_visible, s.autoregressive_encoder,
       t.estimator == zeta::DarnEstimator::kDarn ? "darn" : "reinforce", t.learning_rate, t.sparsity, batch,
       static_cast<long long>(train.rows()), static_cast<long long>(test.rows()),
-      static_cast<long long>(net.model.parameter_count()), t.single_precision ? 1 : 0);
+      static_cast<long long>(net.model.parameter_count()), t.single_precision ? 1 : 0, t.weight_noise ? 1 : 0);
   std::printf("epoch,seconds,train_dl,test_bound,test_log_p,test_log_p_95,exact\n");
   MatrixD rows(batch, train.cols());
   for (int e = 1; e <= epochs; ++e) {

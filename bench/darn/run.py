@@ -73,10 +73,11 @@ def peer(args):
 
 
 TABLE = [  # name, bench_darn arguments
-    ("DARN n_h=9", ["--hidden", "9", "--det", "100"]),
-    ("DARN n_h=10", ["--hidden", "10", "--det", "100"]),
-    ("DARN n_h=16", ["--hidden", "16", "--det", "100"]),
+    ("DARN n_h=9, adaNoise", ["--hidden", "9", "--det", "100", "--weight-noise", "1"]),
+    ("DARN n_h=10, adaNoise", ["--hidden", "10", "--det", "100", "--weight-noise", "1"]),
+    ("DARN n_h=16, adaNoise", ["--hidden", "16", "--det", "100", "--weight-noise", "1"]),
     ("DARN n_h=500", ["--hidden", "500", "--det", "500"]),
+    ("DARN n_h=500, adaNoise", ["--hidden", "500", "--det", "500", "--weight-noise", "1"]),
     ("fDARN n_h=400", ["--hidden", "400", "--det", "0", "--sparsity", "0.05"]),
     ("deep DARN", ["--hidden", "80,80,80", "--det", "400"]),
 ]

@@ -1,6 +1,8 @@
 /* Reference results of the C API for the bindings' tests: exact and AIS log Z of a model file, printed as
  * the 64 bits of each double so that the Java and C# tests can demand equality to the last bit.
- * Usage: zeta_bindings_reference MODEL N_RUNS N_BETAS SEED
+ * With "prune" after the first form's arguments (a model of 16 visible units): the exact removal costs against
+ * the tests' 4 x 4 bars-and-stripes rows, and the costs and tracked log Z of a pruner run of 5 steps on them.
+ * Usage: zeta_bindings_reference MODEL N_RUNS N_BETAS SEED [prune]
  *        zeta_bindings_reference darn DARN_MODEL N_SAMPLES SEED
  * The second form scores the first DARN_ROWS rows of the embedded test set with a DARN model file: exact,
  * importance-sampled (value and standard error) log p(x) and the description length, and the row sums of
@@ -63,11 +65,52 @@ static int darn_reference(const char *path, int64_t n_samples, uint64_t seed) {
   return ok ? 0 : 1;
 }
 
+/* The binding tests' data: the 32 row and column patterns of 4 x 4 bars and stripes, row r = pattern (7 r) mod 32. */
+enum { PRUNE_NV = 16, PRUNE_ROWS = 64 };
+static void bars_and_stripes(double *data) {
+  int r, i, j;
+  for (r = 0; r < PRUNE_ROWS; ++r) {
+    const int pattern = (r * 7) % 32, mask = pattern % 16;
+    for (i = 0; i < 4; ++i)
+      for (j = 0; j < 4; ++j) data[r * PRUNE_NV + i * 4 + j] = pattern < 16 ? (mask >> i) & 1 : (mask >> j) & 1;
+  }
+}
+
+/* Exact removal costs, then a pruner (prune_chains 50, n_temperatures 3, prune_tempered_steps 10, seed 3) run
+ * for 5 steps of 16 rows: its costs, standard errors and tracked log Z. The model is changed. */
+static int prune_reference(zeta_rbm *rbm) {
+  double data[PRUNE_ROWS * PRUNE_NV], costs[64], std_errs[64], log_z[2];
+  int32_t nv = 0, nh = 0;
+  zeta_options *opts = NULL;
+  zeta_pruner *pruner = NULL;
+  int ok;
+  bars_and_stripes(data);
+  if (zeta_rbm_shape(rbm, &nv, &nh) != ZETA_OK || nv != PRUNE_NV || nh > 64 ||
+      zeta_rbm_removal_costs_exact(rbm, data, PRUNE_ROWS, costs) != ZETA_OK)
+    return 0;
+  print_bits("removal_costs", costs, nh);
+  ok = zeta_options_new(&opts) == ZETA_OK && zeta_options_set(opts, "prune_chains", 50) == ZETA_OK &&
+       zeta_options_set(opts, "n_temperatures", 3) == ZETA_OK &&
+       zeta_options_set(opts, "prune_tempered_steps", 10) == ZETA_OK && zeta_options_set(opts, "seed", 3) == ZETA_OK &&
+       zeta_pruner_new(rbm, opts, &pruner) == ZETA_OK &&
+       zeta_pruner_run(pruner, data, PRUNE_ROWS, 16, 5, NULL, NULL) == ZETA_OK &&
+       zeta_rbm_shape(rbm, NULL, &nh) == ZETA_OK && zeta_pruner_costs(pruner, costs, std_errs, 64) == ZETA_OK &&
+       zeta_pruner_log_z(pruner, &log_z[0], &log_z[1]) == ZETA_OK;
+  if (ok) {
+    print_bits("pruner_costs", costs, nh);
+    print_bits("pruner_std_errs", std_errs, nh);
+    print_bits("pruner_log_z", log_z, 2);
+  }
+  zeta_pruner_free(pruner);
+  zeta_options_free(opts);
+  return ok;
+}
+
 int main(int argc, char **argv) {
   zeta_rbm *rbm = NULL;
   double exact = 0, ais = 0, err = 0;
-  if (argc != 5) {
-    fprintf(stderr, "usage: %s MODEL N_RUNS N_BETAS SEED | darn DARN_MODEL N_SAMPLES SEED\n", argv[0]);
+  if (argc != 5 && !(argc == 6 && strcmp(argv[5], "prune") == 0)) {
+    fprintf(stderr, "usage: %s MODEL N_RUNS N_BETAS SEED [prune] | darn DARN_MODEL N_SAMPLES SEED\n", argv[0]);
     return 2;
   }
   if (strcmp(argv[1], "darn") == 0)
@@ -80,6 +123,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   printf("exact %016" PRIx64 "\nais %016" PRIx64 " %016" PRIx64 "\n", bits(exact), bits(ais), bits(err));
+  if (argc == 6 && !prune_reference(rbm)) {
+    fprintf(stderr, "zeta: %s\n", zeta_last_error());
+    zeta_rbm_free(rbm);
+    return 1;
+  }
   zeta_rbm_free(rbm);
   return 0;
 }

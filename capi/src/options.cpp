@@ -30,6 +30,7 @@ constexpr unsigned EBP = kForEbp;
 constexpr unsigned SOFTMAX = kForSoftmax;
 constexpr unsigned MLP = kForMlp;
 constexpr unsigned DARN = kForDarn;
+constexpr unsigned PRUNER = kForPruner;
 constexpr unsigned ALL = kForAll;
 
 constexpr OptionKey kKeys[] = {
@@ -144,8 +145,34 @@ void apply_darn_options(const zeta_options* o, DarnStructure& s, DarnTraining& t
     t.sparsity = o->get("darn_sparsity");
     t.sparsity_weight = o->get("darn_sparsity_weight");
     t.single_precision = o->get("darn_single_precision") != 0.0;
+    t.weight_noise = o->get("darn_weight_noise") != 0.0;
+    t.weight_noise_init = o->get("darn_weight_noise_init");
+    t.weight_noise_examples = static_cast<std::int64_t>(o->get("darn_weight_noise_examples"));
   }
   t.seed = seed_of(o);
+}
+
+PrunerConfig pruner_config(const zeta_options* o) {
+  PrunerConfig c;
+  if (o != nullptr) {
+    c.rate = o->get("prune_rate");
+    c.criterion = o->get("prune_criterion");
+    c.rule = static_cast<PruneRule>(static_cast<int>(o->get("prune_rule")));
+    c.cost_form = static_cast<RemovalCostForm>(static_cast<int>(o->get("prune_cost_form")));
+    c.gibbs_steps = static_cast<int>(o->get("prune_gibbs_steps"));
+    c.chains = static_cast<int>(o->get("prune_chains"));
+    c.tempered_steps = static_cast<int>(o->get("prune_tempered_steps"));
+    c.tempered_beta_min = o->get("prune_tempered_beta_min");
+    c.n_temperatures = static_cast<int>(o->get("n_temperatures"));
+    c.tempering = static_cast<Tempering>(static_cast<int>(o->get("tempering")));
+    c.single_precision = o->get("single_precision") != 0.0;
+  }
+  c.seed = seed_of(o);
+  return c;
+}
+
+TrackerConfig pruner_tracker_config(const zeta_options* o) {
+  return o == nullptr ? TrackerConfig{} : tracker_config(*o);
 }
 
 }  // namespace zeta::capi

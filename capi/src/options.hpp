@@ -9,6 +9,7 @@
 #include "zeta/darn/trainer.hpp"
 #include "zeta/ebp/ebp.hpp"
 #include "zeta/ebp/mlp.hpp"
+#include "zeta/rbm/removal.hpp"
 #include "zeta/rbm/tracker.hpp"
 #include "zeta/rbm/trainer.hpp"
 #include "zeta/softmax/classifier.hpp"
@@ -19,7 +20,15 @@ enum class OptionKind { kReal, kInt, kBool };
 
 // The handle kinds an option applies to. Each *_new rejects a key that was set but does not apply to it, so
 // that an option meant for one model never silently does nothing on another.
-enum : unsigned { kForTrainer = 1u, kForEbp = 2u, kForSoftmax = 4u, kForMlp = 8u, kForDarn = 16u, kForAll = 31u };
+enum : unsigned {
+  kForTrainer = 1u,
+  kForEbp = 2u,
+  kForSoftmax = 4u,
+  kForMlp = 8u,
+  kForDarn = 16u,
+  kForPruner = 32u,
+  kForAll = 63u
+};
 
 struct OptionKey {
   const char* name;
@@ -67,5 +76,9 @@ void apply_softmax_options(const zeta_options* o, SoftmaxConfig& c);
 void apply_mlp_options(const zeta_options* o, MlpConfig& c);
 // The darn_* keys and seed: the structure's options (its sizes are the caller's) and the training settings.
 void apply_darn_options(const zeta_options* o, DarnStructure& s, DarnTraining& t);
+// A pruner's configuration (the prune_* keys, n_temperatures, tempering, single_precision and seed) and its log Z
+// tracker's (tracker_sigma_b2); NULL options: every default.
+PrunerConfig pruner_config(const zeta_options* o);
+TrackerConfig pruner_tracker_config(const zeta_options* o);
 
 }  // namespace zeta::capi

@@ -10,6 +10,7 @@
 #include "handles.hpp"
 #include "zeta/rbm/estimators.hpp"
 #include "zeta/rbm/gibbs_samples.hpp"
+#include "zeta/rbm/removal.hpp"
 
 using namespace zeta::capi;
 using zeta::ErrorCode;
@@ -228,6 +229,28 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t* data, int64_t size, zeta
     auto h = std::make_unique<zeta_rbm>(
         zeta_rbm{zeta::deserialize_rbm(data, static_cast<std::size_t>(size)), zeta::Rng(0)});
     *out = h.release();
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_removal_costs_exact(const zeta_rbm* rbm, const double* data, int64_t n_rows,
+                                                  double* costs) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    need(costs, "costs");
+    const MatrixD x = read_rows(data, n_rows, rbm->model.n_visible(), "data", true);
+    const VectorD value = zeta::removal_costs_exact(rbm->model, x);
+    if (!value.allFinite()) fail("a removal cost is not finite", ErrorCode::kNumeric);
+    copy_out(value, costs);
+  });
+}
+
+ZETA_API zeta_status zeta_rbm_remove_hidden(zeta_rbm* rbm, int32_t k) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    const int n = rbm->model.n_hidden();
+    if (n < 2) fail("cannot remove the only hidden unit (n_hidden is 1)");
+    if (k < 0 || k >= n) fail("k must lie in [0, " + std::to_string(n) + "), got " + std::to_string(k));
+    rbm->model.remove_hidden(k);
   });
 }
 

@@ -1,6 +1,6 @@
 // capi/options.def against the core: the options' defaults build exactly the core's default configurations
 // (TrainerConfig, and the TemperingConfig that repeats its sampler fields; TrackerConfig, EbpConfig,
-// SoftmaxConfig, MlpConfig, DarnStructure and DarnTraining), NULL options build the same, every default lies in its key's declared range, and
+// SoftmaxConfig, MlpConfig, DarnStructure, DarnTraining, PrunerConfig and the pruner's TrackerConfig), NULL options build the same, every default lies in its key's declared range, and
 // every key reaches the configuration of each handle kind it applies to (a key wired to nothing fails here).
 // Compiled with the C API's options.cpp and abi.cpp, whose config builders libzeta does not export.
 #include <cmath>
@@ -140,6 +140,26 @@ std::string differences(const zeta::DarnTraining& a, const zeta::DarnTraining& b
   FIELD(a, b, sparsity_weight, d);
   FIELD(a, b, single_precision, d);
   FIELD(a, b, seed, d);
+  FIELD(a, b, weight_noise, d);
+  FIELD(a, b, weight_noise_init, d);
+  FIELD(a, b, weight_noise_examples, d);
+  return d;
+}
+
+std::string differences(const zeta::PrunerConfig& a, const zeta::PrunerConfig& b) {
+  std::string d;
+  FIELD(a, b, rate, d);
+  FIELD(a, b, criterion, d);
+  FIELD(a, b, rule, d);
+  FIELD(a, b, cost_form, d);
+  FIELD(a, b, gibbs_steps, d);
+  FIELD(a, b, chains, d);
+  FIELD(a, b, tempered_steps, d);
+  FIELD(a, b, tempered_beta_min, d);
+  FIELD(a, b, n_temperatures, d);
+  FIELD(a, b, tempering, d);
+  FIELD(a, b, single_precision, d);
+  FIELD(a, b, seed, d);
   return d;
 }
 
@@ -167,6 +187,8 @@ struct Built {
   zeta::MlpConfig mlp;
   zeta::DarnStructure darn_structure;
   zeta::DarnTraining darn_training;
+  zeta::PrunerConfig pruner;
+  zeta::TrackerConfig pruner_tracker;
 };
 
 Built build(const zeta_options* o) {
@@ -180,6 +202,8 @@ Built build(const zeta_options* o) {
   apply_softmax_options(o, b.softmax);
   apply_mlp_options(o, b.mlp);
   apply_darn_options(o, b.darn_structure, b.darn_training);
+  b.pruner = pruner_config(o);
+  b.pruner_tracker = pruner_tracker_config(o);
   return b;
 }
 
@@ -217,6 +241,14 @@ void test_defaults() {
          "SoftmaxConfig from default options differs in" + differences(from_defaults.softmax, core.softmax));
   report(differences(from_defaults.mlp, core.mlp).empty(),
          "MlpConfig from default options differs in" + differences(from_defaults.mlp, core.mlp));
+  report(differences(from_defaults.pruner, core.pruner).empty(),
+         "PrunerConfig from default options differs in" + differences(from_defaults.pruner, core.pruner));
+  report(differences(from_defaults.pruner_tracker, core.pruner_tracker).empty(),
+         "the pruner's TrackerConfig from default options differs in" +
+             differences(from_defaults.pruner_tracker, core.pruner_tracker));
+  report(differences(from_null.pruner, core.pruner).empty(), "PrunerConfig from NULL options differs");
+  report(differences(from_null.pruner_tracker, core.pruner_tracker).empty(),
+         "the pruner's TrackerConfig from NULL options differs");
   report(differences(from_null.ebp, core.ebp).empty(), "EbpConfig from NULL options differs");
   report(differences(from_null.softmax, core.softmax).empty(), "SoftmaxConfig from NULL options differs");
   report(differences(from_null.mlp, core.mlp).empty(), "MlpConfig from NULL options differs");
@@ -262,6 +294,9 @@ void test_keys() {
       report(!differences(b.darn_structure, core.darn_structure).empty() ||
                  !differences(b.darn_training, core.darn_training).empty(),
              std::string(k.name) + " changes no DARN setting");
+    if (k.applies_to & kForPruner)
+      report(!differences(b.pruner, core.pruner).empty() || !differences(b.pruner_tracker, core.pruner_tracker).empty(),
+             std::string(k.name) + " = " + std::to_string(value) + " changes no pruner or pruner tracker setting");
     zeta_options_free(o);
   }
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds the C API and its C tests twice, as sub-builds of the project itself (the real targets zeta, test_capi,
-# test_classifiers, test_capi_darn, test_dlopen and dlopen_example, so exactly their sources), and runs them:
+# test_classifiers, test_capi_darn, test_pruner, test_dlopen and dlopen_example, so exactly their sources), and runs them:
 #   1. with -fsanitize=address,undefined (ZETA_SANITIZE; leak checking on; any report fails the run);
 #   2. plain, under Valgrind memcheck (--leak-check=full; any error or definite/possible leak fails the run).
 # Both use -O1 -g, no OpenMP (its thread pool shows up as "possibly lost" in Valgrind) and -march=x86-64-v2
@@ -22,7 +22,7 @@ build() {  # $1: build dir, $2: ZETA_SANITIZE (ON or OFF)
   "$cmake" -S "$src" -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
     -DZETA_SANITIZE="$2" -DZETA_OPENMP=OFF -DZETA_NATIVE=OFF -DZETA_CLI=OFF -DZETA_BENCH=OFF \
     -DZETA_CAPI_SANITIZER_TEST=OFF >"$1.log" 2>&1 &&
-    "$cmake" --build "$1" -j2 --target zeta test_capi test_classifiers test_capi_darn test_dlopen \
+    "$cmake" --build "$1" -j2 --target zeta test_capi test_classifiers test_capi_darn test_pruner test_dlopen \
       dlopen_example >>"$1.log" 2>&1 ||
     { cat "$1.log"; return 1; }
 }
@@ -40,6 +40,8 @@ run_tests() {  # $1: build dir, $2: label, rest: command prefix; stops at the fi
   "$@" "$dir/tests/c/test_classifiers" "$scratch" || return 1
   echo "== $label: test_capi_darn"
   "$@" "$dir/tests/c/test_capi_darn" "$scratch" || return 1
+  echo "== $label: test_pruner"
+  "$@" "$dir/tests/c/test_pruner" || return 1
   echo "== $label: test_dlopen"
   "$@" "$dir/tests/c/test_dlopen" "$dir/capi/libzeta.so" "$src/capi/zeta.exports" "$scratch" || return 1
   echo "== $label: dlopen_example"

@@ -55,6 +55,16 @@ static zeta_status (*p_trainer_log_z)(const zeta_trainer *, double *, double *);
 static zeta_status (*p_data_default_shape)(int32_t, int64_t *, int32_t *);
 static zeta_status (*p_data_default)(int32_t, double *, int64_t);
 static zeta_status (*p_rbm_init_from_data)(zeta_rbm *, const double *, int64_t, double);
+/* Hidden-unit removal. */
+static zeta_status (*p_rbm_removal_costs_exact)(const zeta_rbm *, const double *, int64_t, double *);
+static zeta_status (*p_rbm_remove_hidden)(zeta_rbm *, int32_t);
+static zeta_status (*p_pruner_new)(zeta_rbm *, const zeta_options *, zeta_pruner **);
+static void (*p_pruner_free)(zeta_pruner *);
+static zeta_status (*p_pruner_step)(zeta_pruner *, const double *, int64_t, int32_t *);
+static zeta_status (*p_pruner_run)(zeta_pruner *, const double *, int64_t, int32_t, int64_t, zeta_progress_fn, void *);
+static zeta_status (*p_pruner_costs)(const zeta_pruner *, double *, double *, int32_t);
+static zeta_status (*p_pruner_steps)(const zeta_pruner *, int64_t *);
+static zeta_status (*p_pruner_log_z)(const zeta_pruner *, double *, double *);
 
 static int load_contract(void) {
   int ok = 1;
@@ -82,6 +92,15 @@ static int load_contract(void) {
   ok &= load("zeta_data_default_shape", &p_data_default_shape);
   ok &= load("zeta_data_default", &p_data_default);
   ok &= load("zeta_rbm_init_from_data", &p_rbm_init_from_data);
+  ok &= load("zeta_rbm_removal_costs_exact", &p_rbm_removal_costs_exact);
+  ok &= load("zeta_rbm_remove_hidden", &p_rbm_remove_hidden);
+  ok &= load("zeta_pruner_new", &p_pruner_new);
+  ok &= load("zeta_pruner_free", &p_pruner_free);
+  ok &= load("zeta_pruner_step", &p_pruner_step);
+  ok &= load("zeta_pruner_run", &p_pruner_run);
+  ok &= load("zeta_pruner_costs", &p_pruner_costs);
+  ok &= load("zeta_pruner_steps", &p_pruner_steps);
+  ok &= load("zeta_pruner_log_z", &p_pruner_log_z);
   return ok;
 }
 
@@ -307,6 +326,36 @@ int main(int argc, char **argv) {
   CHECK(p_rbm_new(0, 1, 0, &loaded) == ZETA_ERR_ARGUMENT && p_last_error()[0] != '\0');
 
   darn_session(data, darn_path);
+  /* Remove the cheapest unit of the trained model by hand, then prune a few steps. */
+  {
+    double costs[NH], std_errs[NH], log_z = 0;
+    int32_t cheapest = 0, removed = -1;
+    int64_t steps = 0;
+    zeta_pruner *pruner = NULL;
+    OK(p_rbm_removal_costs_exact(rbm, data, ROWS, costs));
+    for (i = 1; i < NH; ++i)
+      if (costs[i] < costs[cheapest]) cheapest = i;
+    OK(p_rbm_remove_hidden(rbm, cheapest));
+    OK(p_rbm_shape(rbm, &nv, &nh));
+    CHECK(nh == NH - 1);
+    OK(p_options_new(&opts));
+    OK(p_options_set(opts, "prune_chains", 20));
+    OK(p_options_set(opts, "n_temperatures", 3));
+    OK(p_options_set(opts, "prune_tempered_steps", 5));
+    OK(p_pruner_new(rbm, opts, &pruner));
+    OK(p_pruner_step(pruner, data, BATCH, &removed));
+    CHECK(removed >= 0);
+    OK(p_pruner_run(pruner, data, ROWS, BATCH, 2, NULL, NULL));
+    OK(p_pruner_steps(pruner, &steps));
+    CHECK(steps == 3);
+    OK(p_rbm_shape(rbm, &nv, &nh));
+    OK(p_pruner_costs(pruner, costs, std_errs, nh));
+    CHECK(isfinite(costs[0]) && std_errs[0] > 0);
+    OK(p_pruner_log_z(pruner, &log_z, NULL));
+    CHECK(isfinite(log_z));
+    p_pruner_free(pruner);
+    p_options_free(opts);
+  }
 
   free(samples);
   free(W);

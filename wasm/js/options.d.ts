@@ -17,11 +17,14 @@ export interface OptionValues {
   method?: 0 | 1 | 2;
   /** k: Gibbs sweeps per update (trainer; default 1; int >= 1) */
   gibbs_steps?: number;
-  /** PT ladder size M (ignored by CD/PCD) (trainer; default 10; int >= 2) */
+  /**
+   * PT ladder size M (ignored by CD/PCD); a pruner's ladder feeds its log Z tracker
+   * (trainer and pruners; default 10; int >= 2)
+   */
   n_temperatures?: number;
   /** persistent chains per temperature (PCD: number of chains) (trainer; default 10; int >= 1) */
   chains_per_temperature?: number;
-  /** 0: temper the interaction only (b untempered); 1: the full energy (trainer; default 0; 0,1) */
+  /** 0: temper the interaction only (b untempered); 1: the full energy (trainer and pruners; default 0; 0,1) */
   tempering?: 0 | 1 | boolean;
   /** move the PT ladder to maximise the replicas' round-trip flow (trainer; default 0; 0,1) */
   adaptive_tempering?: 0 | 1 | boolean;
@@ -45,14 +48,14 @@ export interface OptionValues {
   cold_sweep_rungs?: number;
   /** extra Gibbs sweeps per update at those rungs (CD: both must be 0) (trainer; default 0; int >= 0) */
   cold_sweeps?: number;
-  /** float sampling kernels (faster) or double throughout (trainer; default 1; 0,1) */
+  /** float sampling kernels (faster) or double throughout (trainer and pruners; default 1; 0,1) */
   single_precision?: 0 | 1 | boolean;
   /**
-   * seeds the generator of the handle made (trainer, EBP, softmax, MLP, DARN): the only key that applies to every
-   * kind (every handle; default 0; int 0..2^53)
+   * seeds the generator of the handle made (trainer, EBP, softmax, MLP, DARN, pruner): the only key that applies to
+   * every kind (every handle; default 0; int 0..2^53)
    */
   seed?: number;
-  /** log Z tracker: bias drift variance per update, times eps_t (trainer; default 1e-3; > 0) */
+  /** log Z tracker: bias drift variance per update, times eps_t (trainer and pruners; default 1e-3; > 0) */
   tracker_sigma_b2?: number;
   /** 1: binary (+-1) weights, 0: real (Gaussian) weights (EBP nets; default 1; 0,1) */
   ebp_binary_weights?: 0 | 1 | boolean;
@@ -95,7 +98,7 @@ export interface OptionValues {
   darn_learning_rate?: number;
   /** decay of RMSprop's running gradient moments (DARNs; default 0.95; [0, 1)) */
   darn_rmsprop_decay?: number;
-  /** (DARNs; default 0.9; [0, 1)) */
+  /** momentum of the RMSprop step (DARNs; default 0.9; [0, 1)) */
   darn_momentum?: number;
   /** tanh units between stochastic layers, in decoder and encoder; 0 = none (DARNs; default 0; int >= 0) */
   darn_deterministic?: number;
@@ -114,5 +117,33 @@ export interface OptionValues {
   darn_estimator?: 0 | 1 | boolean;
   /** float training, sampling and importance-sampling kernels (faster) or double throughout (DARNs; default 1; 0,1) */
   darn_single_precision?: 0 | 1 | boolean;
+  /**
+   * adaptive weight noise (the paper's adaNoise): Gaussian weights whose own description length is shared among
+   * darn_weight_noise_examples examples; likelihoods and samples use the means (DARNs; default 0; 0,1)
+   */
+  darn_weight_noise?: 0 | 1 | boolean;
+  /** weight noise: every weight's sd at the start (DARNs; default 0.01; > 0) */
+  darn_weight_noise_init?: number;
+  /**
+   * weight noise: the training set's size N; 0 = the rows given to zeta_darn_train_epochs (zeta_darn_train_batch
+   * then needs it set) (DARNs; default 0; int 0..2^53)
+   */
+  darn_weight_noise_examples?: number;
+  /** nu: step of the parameter update between removals (pruners; default 1e-2; > 0) */
+  prune_rate?: number;
+  /** m: unit k goes when C_k + m sd_k <= 0 (3 on Bars-and-Stripes, 1 on large models) (pruners; default 3; >= 0) */
+  prune_criterion?: number;
+  /** update rule: 0 noise-aware (by the gradients' z-scores), 1 naive (sign agreement) (pruners; default 0; 0,1) */
+  prune_rule?: 0 | 1 | boolean;
+  /** Gibbs sweeps of the persistent chains per step (pruners; default 5; int >= 1) */
+  prune_gibbs_steps?: number;
+  /** persistent chains per temperature; those at beta 1 are the model samples (pruners; default 1000; int >= 2) */
+  prune_chains?: number;
+  /** levels of the tempered transition that refreshes the chains after a removal (pruners; default 100; int >= 1) */
+  prune_tempered_steps?: number;
+  /** the tempered transition's lowest beta, as a fraction of each rung's (pruners; default 0.9; [0, 1)) */
+  prune_tempered_beta_min?: number;
+  /** removal cost: 0 exact log p(h_k = 0), 1 the first-order -p(h_k = 1) (an upper bound) (pruners; default 0; 0,1) */
+  prune_cost_form?: 0 | 1 | boolean;
   [key: string]: number | boolean | undefined;
 }

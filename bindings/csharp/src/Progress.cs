@@ -8,13 +8,14 @@ namespace Zeta {
 /// ERR_CANCELLED and every model stays valid. An exception thrown by the listener also cancels the call and is
 /// rethrown by it.</summary>
 public sealed class Progress {
-  /// <summary>"exact log Z", "AIS" or "training".</summary>
+  /// <summary>"exact log Z", "AIS", "training" or "pruning".</summary>
   public string Stage { get; }
   /// <summary>Units of work finished so far.</summary>
   public long Done { get; }
   /// <summary>Units of work in the call.</summary>
   public long Total { get; }
-  /// <summary>Running figure of the stage (AIS: running log Z; training: tracked log Z), else NaN.</summary>
+  /// <summary>Running figure of the stage (AIS: running log Z; training: tracked log Z; pruning: the number of
+  /// hidden units), else NaN.</summary>
   public double Value { get; }
 
   internal Progress(string stage, long done, long total, double value) {

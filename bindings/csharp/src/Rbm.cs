@@ -7,7 +7,9 @@ namespace Zeta {
 /// Dispose it (using) to free its native memory at once.</summary>
 public sealed class Rbm : Handle {
   public int NVisible { get; }
-  public int NHidden { get; }
+  public int NHidden => nHidden;
+  private volatile int nHidden;  // falls when units are removed (RemoveHidden, a Pruner)
+  private readonly IntPtr shapeHandle;  // for RefreshShape: a borrowing Pruner keeps the native model alive
 
   /// <summary>A model with W = 0, b = 0, c = 0; seed seeds its own generator (used by Sample).</summary>
   public Rbm(int nVisible, int nHidden, ulong seed) : this(Create(nVisible, nHidden, seed)) {}
@@ -16,7 +18,16 @@ public sealed class Rbm : Handle {
     int[] v = new int[1], h = new int[1];
     ZetaNative.zeta_rbm_shape(handle, v, h);
     NVisible = v[0];
-    NHidden = h[0];
+    nHidden = h[0];
+    shapeHandle = handle;
+  }
+
+  /// <summary>Re-reads the number of hidden units after a call that may have removed some; the caller holds the
+  /// lock and keeps the native model alive (its own call, or a Pruner borrowing it).</summary>
+  internal void RefreshShape() {
+    var h = new int[1];
+    ZetaNative.zeta_rbm_shape(shapeHandle, null, h);
+    nHidden = h[0];
   }
 
   private static IntPtr Create(int nVisible, int nHidden, ulong seed) {
@@ -169,6 +180,27 @@ public sealed class Rbm : Handle {
       var output = new double[ArrayLength(nSamples, NVisible, nameof(nSamples))];
       ZetaNative.zeta_rbm_sample(Ptr, nSamples, nGibbsSteps, output);
       return output;
+    }
+  }
+
+  /// <summary>The removal cost C_k of every hidden unit against binary rows of data: the exact change of
+  /// KL(data || model) when unit k alone is deleted (C_k &lt;= 0: the unit can go without the fit getting worse),
+  /// p(h_k = 0) by enumeration (at most 30 units in the smaller layer, else ZetaException ERR_UNSUPPORTED).
+  /// NHidden values.</summary>
+  public double[] RemovalCostsExact(double[] data) {
+    lock (this) {
+      var costs = new double[NHidden];
+      ZetaNative.zeta_rbm_removal_costs_exact(CPtr, data, Rows(data, NVisible, nameof(data)), costs);
+      return costs;
+    }
+  }
+
+  /// <summary>Deletes hidden unit k (0 &lt;= k &lt; NHidden, and NHidden &gt;= 2): W loses column k, c entry k;
+  /// later units move down by one. A Trainer made before refuses to step afterwards; a Pruner follows.</summary>
+  public void RemoveHidden(int k) {
+    lock (this) {
+      ZetaNative.zeta_rbm_remove_hidden(Ptr, k);
+      RefreshShape();
     }
   }
 

@@ -86,8 +86,9 @@ public static class ZetaBindingTest {
         .Set("seed", 7);
   }
 
-  private static Dictionary<string, double[]> Reference(string exe, string model, int runs, int betas, ulong seed) {
-    return Reference(exe, $"{model} {runs} {betas} {seed}");
+  private static Dictionary<string, double[]> Reference(string exe, string model, int runs, int betas, ulong seed,
+                                                        string extra = "") {
+    return Reference(exe, $"{model} {runs} {betas} {seed} {extra}".TrimEnd());
   }
 
   private static Dictionary<string, double[]> Reference(string exe, string arguments) {
@@ -350,6 +351,94 @@ public static class ZetaBindingTest {
         return false;
       }));
       Check(doomed.IsDisposed, "disposed from its own listener");
+    }
+  }
+
+  /// <summary>Equal to the last bit, and as long.</summary>
+  private static bool SameBits(double[] a, double[] b) {
+    return a != null && b != null && a.Length == b.Length &&
+           a.Zip(b, (x, y) => BitConverter.DoubleToInt64Bits(x) == BitConverter.DoubleToInt64Bits(y)).All(s => s);
+  }
+
+  /// <summary>Hidden-unit removal: exact costs and a pruner run equal the C library's to the last bit;
+  /// RemoveHidden; cancellation; bad input; a trainer made before a removal refuses to step.</summary>
+  private static void TestPruning(string exe, string dir) {
+    double[] data = BarsAndStripes();
+    string model = Path.Combine(dir, "csharp_prune_reference.zeta");
+    using (var rbm = new Rbm(NV, NH, 1))
+    using (var o = new Options().Set("prune_chains", 50).Set("n_temperatures", 3).Set("prune_tempered_steps", 10)
+               .Set("seed", 3)) {
+      SetSomeParams(rbm);
+      rbm.Save(model);
+      var reference = Reference(exe, model, 2, 3, 1, "prune");
+      Check(SameBits(rbm.RemovalCostsExact(data), reference["removal_costs"]), "exact removal costs equal C's");
+      using (var pruner = new Pruner(rbm, o)) {
+        Check(double.IsNaN(pruner.Costs()[0]) && double.IsPositiveInfinity(pruner.CostStdErrs()[0]),
+              "costs unknown before the first step");
+        long seen = 0;
+        pruner.Run(data, 16, 5, p => {
+          seen = p.Done;
+          return p.Stage == "pruning" && p.Value >= 1;
+        });
+        Check(seen == 5 && pruner.Steps == 5, $"5 pruning steps ({pruner.Steps})");
+        Check(rbm.NHidden == reference["pruner_costs"].Length && rbm.Weights().Length == NV * rbm.NHidden,
+              $"the Rbm's shape follows the pruner ({rbm.NHidden} units)");
+        Check(SameBits(pruner.Costs(), reference["pruner_costs"]) &&
+              SameBits(pruner.CostStdErrs(), reference["pruner_std_errs"]), "pruner costs equal C's");
+        Estimate logZ = pruner.LogZ();
+        Check(SameBits(new[] {logZ.Value, logZ.StdDev}, reference["pruner_log_z"]),
+              $"tracked log Z {logZ} equals C's");
+        int removed = pruner.Step(data.Take(16 * NV).ToArray());
+        Check(removed >= 0 && pruner.Steps == 6, "one more step");
+
+        Expect<ZetaException>(Status.ERR_CANCELLED, "", () => pruner.Run(data, 16, 10, p => p.Done < 2));
+        Check(pruner.Steps == 8, $"cancelled after 2 steps, which are kept ({pruner.Steps})");
+        double[] bad = (double[])data.Clone();
+        bad[3] = 0.5;
+        byte[] before = rbm.ToBytes();
+        Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "binary", () => pruner.Step(bad));
+        Expect<ArgumentNullException>(null, "batch", () => pruner.Step(null));
+        Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "batch_size", () => pruner.Run(data, 0, 1));
+        Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "steps", () => pruner.Run(data, 16, 0));
+        Check(rbm.ToBytes().SequenceEqual(before) && pruner.Steps == 8, "bad input changed nothing");
+      }
+    }
+    Expect<ArgumentNullException>(null, "rbm", () => new Pruner(null));
+    using (var rbm = new Rbm(NV, NH, 1))
+    using (var wrong = new Options().Set("learning_rate", 0.1)) {
+      SetSomeParams(rbm);
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "learning_rate", () => new Pruner(rbm, wrong));
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "prune_chains", () => new Options().Set("prune_chains", 1));
+
+      // RemoveHidden: the column and bias go, later units move down; the last unit stays
+      double[] w = rbm.Weights(), c = rbm.HiddenBias();
+      rbm.RemoveHidden(2);
+      double[] w2 = rbm.Weights();
+      Check(rbm.NHidden == NH - 1 && w2.Length == NV * (NH - 1) && w2[2] == w[3] && w2[NH - 1] == w[NH] &&
+            rbm.HiddenBias()[2] == c[3], "RemoveHidden(2)");
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "k", () => rbm.RemoveHidden(NH - 1));
+      using (var one = new Rbm(NV, 1, 1)) {
+        Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "only hidden unit", () => one.RemoveHidden(0));
+      }
+      using (var big = new Rbm(31, 31, 1)) {
+        Expect<ZetaException>(Status.ERR_UNSUPPORTED, "enumerate", () => big.RemovalCostsExact(new double[31]));
+      }
+      // a trainer is made for one size; a pruner borrows a model disposed under it
+      using (var to = TrainerOptions())
+      using (var trainer = new Trainer(rbm, to)) {
+        trainer.Step(data);
+        rbm.RemoveHidden(0);
+        Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "hidden units", () => trainer.Step(data));
+      }
+      using (var po = new Options().Set("prune_chains", 20).Set("n_temperatures", 2)) {
+        var pruner = new Pruner(rbm, po);
+        rbm.Dispose();
+        pruner.Step(data);
+        Check(pruner.Steps == 1 && pruner.Costs().Length == rbm.NHidden && rbm.NHidden <= NH - 2,
+              "a pruner works on a disposed (borrowed) model");
+        pruner.Dispose();
+        Expect<ObjectDisposedException>(null, "Pruner", () => { long _ = pruner.Steps; });
+      }
     }
   }
 
@@ -664,6 +753,7 @@ public static class ZetaBindingTest {
       new KeyValuePair<string, Action>("threads", TestThreads),
       new KeyValuePair<string, Action>("EBP and softmax", () => TestClassifiers(args[1])),
       new KeyValuePair<string, Action>("DARN", () => TestDarn(args[0], args[1])),
+      new KeyValuePair<string, Action>("pruning", () => TestPruning(args[0], args[1])),
       new KeyValuePair<string, Action>("no native leak", TestNoLeak),
     };
     foreach (var entry in tests) {

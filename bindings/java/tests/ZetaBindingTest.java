@@ -14,6 +14,7 @@ import zeta.Dataset;
 import zeta.EbpNet;
 import zeta.Estimate;
 import zeta.Options;
+import zeta.Pruner;
 import zeta.Rbm;
 import zeta.Softmax;
 import zeta.Status;
@@ -102,9 +103,12 @@ public final class ZetaBindingTest {
         .set("seed", 7);
   }
 
-  private static Map<String, double[]> reference(String exe, Path model, int runs, int betas, long seed)
-      throws IOException, InterruptedException {
-    return reference(exe, model.toString(), Integer.toString(runs), Integer.toString(betas), Long.toString(seed));
+  private static Map<String, double[]> reference(String exe, Path model, int runs, int betas, long seed,
+                                                String... extra) throws IOException, InterruptedException {
+    java.util.List<String> command = new java.util.ArrayList<>(Arrays.asList(
+        exe, model.toString(), Integer.toString(runs), Integer.toString(betas), Long.toString(seed)));
+    command.addAll(Arrays.asList(extra));
+    return reference(command.toArray(new String[0]));
   }
 
   private static Map<String, double[]> reference(String... command) throws IOException, InterruptedException {
@@ -369,6 +373,102 @@ public final class ZetaBindingTest {
         return false;
       }));
       check(doomed.isClosed(), "closed from its own listener");
+    }
+  }
+
+  /** Equal to the last bit, and as long. */
+  private static boolean sameBits(double[] a, double[] b) {
+    if (a == null || b == null || a.length != b.length) {
+      return false;
+    }
+    for (int i = 0; i < a.length; i++) {
+      if (Double.doubleToRawLongBits(a[i]) != Double.doubleToRawLongBits(b[i])) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Hidden-unit removal: exact costs and a pruner run equal the C library's to the last bit; removeHidden;
+   *  cancellation; bad input; a trainer made before a removal refuses to step. */
+  @SuppressWarnings("try") // closes the pruner's model inside its try block on purpose (it stays borrowed)
+  private static void testPruning(String exe, Path dir) throws IOException, InterruptedException {
+    double[] data = barsAndStripes();
+    Path model = dir.resolve("java_prune_reference.zeta");
+    try (Rbm rbm = new Rbm(NV, NH, 1);
+         Options o = new Options().set("prune_chains", 50).set("n_temperatures", 3)
+             .set("prune_tempered_steps", 10).set("seed", 3)) {
+      setSomeParams(rbm);
+      rbm.save(model.toString());
+      Map<String, double[]> ref = reference(exe, model, 2, 3, 1, "prune");
+      check(sameBits(rbm.removalCostsExact(data), ref.get("removal_costs")), "exact removal costs equal C's");
+      try (Pruner pruner = new Pruner(rbm, o)) {
+        check(Double.isNaN(pruner.costs()[0]) && pruner.costStdErrs()[0] == Double.POSITIVE_INFINITY,
+              "costs unknown before the first step");
+        long[] seen = {0};
+        pruner.run(data, 16, 5, p -> {
+          seen[0] = p.done();
+          return "pruning".equals(p.stage()) && p.value() >= 1;
+        });
+        check(seen[0] == 5 && pruner.steps() == 5, "5 pruning steps (" + pruner.steps() + ")");
+        check(rbm.nHidden() == ref.get("pruner_costs").length && rbm.weights().length == NV * rbm.nHidden(),
+              "the Rbm's shape follows the pruner (" + rbm.nHidden() + " units)");
+        check(sameBits(pruner.costs(), ref.get("pruner_costs"))
+              && sameBits(pruner.costStdErrs(), ref.get("pruner_std_errs")), "pruner costs equal C's");
+        Estimate logZ = pruner.logZ();
+        check(sameBits(new double[] {logZ.value(), logZ.stdDev()}, ref.get("pruner_log_z")),
+              "tracked log Z " + logZ + " equals C's");
+        int removed = pruner.step(Arrays.copyOf(data, 16 * NV));
+        check(removed >= 0 && pruner.steps() == 6, "one more step");
+
+        expect(ZetaException.class, Status.ERR_CANCELLED, "", () -> pruner.run(data, 16, 10, p -> p.done() < 2));
+        check(pruner.steps() == 8, "cancelled after 2 steps, which are kept (" + pruner.steps() + ")");
+        double[] bad = data.clone();
+        bad[3] = 0.5;
+        byte[] before = rbm.toBytes();
+        expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "binary", () -> pruner.step(bad));
+        expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "batch", () -> pruner.step(null));
+        expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "batch_size", () -> pruner.run(data, 0, 1));
+        expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "steps", () -> pruner.run(data, 16, 0));
+        check(Arrays.equals(rbm.toBytes(), before) && pruner.steps() == 8, "bad input changed nothing");
+      }
+    }
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "rbm", () -> new Pruner(null));
+    try (Rbm rbm = new Rbm(NV, NH, 1); Options wrong = new Options().set("learning_rate", 0.1)) {
+      setSomeParams(rbm);
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "learning_rate", () -> new Pruner(rbm, wrong));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "prune_chains",
+             () -> new Options().set("prune_chains", 1));
+
+      // removeHidden: the column and bias go, later units move down; the last unit stays
+      double[] w = rbm.weights();
+      double[] c = rbm.hiddenBias();
+      rbm.removeHidden(2);
+      double[] w2 = rbm.weights();
+      check(rbm.nHidden() == NH - 1 && w2.length == NV * (NH - 1) && w2[2] == w[3] && w2[NH - 1] == w[NH]
+            && rbm.hiddenBias()[2] == c[3], "removeHidden(2)");
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "k", () -> rbm.removeHidden(NH - 1));
+      try (Rbm one = new Rbm(NV, 1, 1)) {
+        expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "only hidden unit", () -> one.removeHidden(0));
+      }
+      try (Rbm big = new Rbm(31, 31, 1)) {
+        expect(ZetaException.class, Status.ERR_UNSUPPORTED, "enumerate", () -> big.removalCostsExact(new double[31]));
+      }
+      // a trainer is made for one size; a pruner borrows a model closed under it
+      try (Options to = trainerOptions(); Trainer trainer = new Trainer(rbm, to)) {
+        trainer.step(data);
+        rbm.removeHidden(0);
+        expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "hidden units", () -> trainer.step(data));
+      }
+      try (Options po = new Options().set("prune_chains", 20).set("n_temperatures", 2)) {
+        Pruner pruner = new Pruner(rbm, po);
+        rbm.close();
+        pruner.step(data);
+        check(pruner.steps() == 1 && pruner.costs().length == rbm.nHidden() && rbm.nHidden() <= NH - 2,
+              "a pruner works on a closed (borrowed) model");
+        pruner.close();
+        expect(IllegalStateException.class, null, "closed", pruner::steps);
+      }
     }
   }
 
@@ -682,6 +782,7 @@ public final class ZetaBindingTest {
     Files.createDirectories(dir);
     String[] names = {"basics", "bit-for-bit log Z", "training and files", "bad input", "cancellation", "threads",
                       "EBP and softmax", "DARN",
+                      "pruning",
                       "no native leak"};
     for (String name : names) {
       int failed = failures;
@@ -696,6 +797,7 @@ public final class ZetaBindingTest {
           case "threads": testThreads(); break;
           case "EBP and softmax": testClassifiers(dir); break;
           case "DARN": testDarn(args[0], dir); break;
+          case "pruning": testPruning(args[0], dir); break;
           default: testNoLeak(); break;
         }
       } catch (Throwable t) {

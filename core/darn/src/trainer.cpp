@@ -188,6 +188,9 @@ void DarnTrainer::validate(const DarnTraining& c, ErrorCode code) {
           "DARN estimator must be 0 (the paper's) or 1 (REINFORCE)", code);
   require(std::isfinite(c.sparsity) && c.sparsity >= 0.0 && c.sparsity < 1.0, "DARN sparsity must lie in [0, 1)", code);
   require(std::isfinite(c.sparsity_weight) && c.sparsity_weight >= 0.0, "DARN sparsity weight must be >= 0", code);
+  require(std::isfinite(c.weight_noise_init) && c.weight_noise_init > 0.0, "DARN weight noise init must be positive",
+          code);
+  require(c.weight_noise_examples >= 0, "DARN weight noise examples must be >= 0", code);
 }
 
 DarnTrainer::DarnTrainer(Darn& model, const DarnTraining& config) : model_(model), config_(config), rng_(config.seed) {
@@ -204,6 +207,20 @@ DarnTrainer::DarnTrainer(Darn& model, const DarnTraining& config) : model_(model
   step_ = VectorD::Zero(n);
   baseline_weight_ = VectorD::Zero(model_.n_visible());
   baseline_state_ = VectorD::Zero(3 * (model_.n_visible() + 1));
+  if (config_.weight_noise) {
+    static_assert(MatrixD::IsRowMajor, "the structural-zero mask assumes row-major blocks");
+    free_.resize(n);
+    Eigen::Index offset = 0;
+    for (const DarnBlockInfo& b : model_.blocks()) {
+      for (std::int64_t r = 0; r < b.rows; ++r) {
+        for (std::int64_t c = 0; c < b.cols; ++c) free_[offset++] = !b.strictly_lower || c < r ? 1.0 : 0.0;
+      }
+    }
+    log_sigma_ = VectorD::Constant(n, std::log(config_.weight_noise_init));
+    noise_mean_square_ = VectorD::Zero(n);
+    noise_mean_ = VectorD::Zero(n);
+    noise_step_ = VectorD::Zero(n);
+  }
 }
 
 DarnTrainer::~DarnTrainer() = default;
@@ -215,6 +232,49 @@ void check_batch(const Darn& m, const MatrixD& x) {
   require(x.cols() == m.n_visible(), "DARN training: x has " + std::to_string(x.cols()) + " columns, the model " +
                                          std::to_string(m.n_visible()) + " visible units");
   require(is_binary(x), "DARN training: x must hold only 0 and 1");
+}
+
+VectorD flatten(const Darn& m) {
+  VectorD v(static_cast<Eigen::Index>(m.parameter_count()));
+  Eigen::Index offset = 0;
+  for (auto [p, n] : m.parameter_spans()) {
+    std::copy(p, p + n, v.data() + offset);
+    offset += n;
+  }
+  return v;
+}
+
+void assign(Darn& m, const VectorD& v) {
+  Eigen::Index offset = 0;
+  for (auto [p, n] : m.mutable_parameter_spans()) {
+    std::copy(v.data() + offset, v.data() + offset + n, p);
+    offset += n;
+  }
+}
+
+// The optimal Gaussian prior of one block (Graves 2011): the mean of its free parameters' μ and the mean of
+// σ² + (μ − μ_P)² over them.
+struct BlockPrior {
+  double mean = 0.0;
+  double variance = 0.0;
+  std::int64_t free = 0;
+};
+
+BlockPrior block_prior(const VectorD& mu, const VectorD& sigma, const VectorD& free, Eigen::Index first,
+                       std::int64_t n) {
+  BlockPrior p;
+  for (Eigen::Index i = first; i < first + n; ++i) {
+    if (free[i] == 0.0) continue;
+    p.mean += mu[i];
+    ++p.free;
+  }
+  if (p.free == 0) return p;
+  p.mean /= static_cast<double>(p.free);
+  for (Eigen::Index i = first; i < first + n; ++i) {
+    if (free[i] != 0.0) p.variance += sigma[i] * sigma[i] + (mu[i] - p.mean) * (mu[i] - p.mean);
+  }
+  p.variance /= static_cast<double>(p.free);
+  return p;
 }
 
 // One RMSprop-with-momentum step (Graves 2013, eqs. 38–41) on n parameters; state holds [n_sq, n_mean, Δ].
@@ -252,11 +312,33 @@ Darn DarnTrainer::gradient(const MatrixD& x, const std::vector<MatrixD>& h, Vect
   return g;
 }
 
-double DarnTrainer::train_batch(const MatrixD& x) {
+double DarnTrainer::train_batch(const MatrixD& x) { return train_batch_with(x, config_.weight_noise_examples); }
+
+double DarnTrainer::train_batch_with(const MatrixD& x, std::int64_t noise_examples) {
   check_batch(model_, x);
-  engine_->sync(model_);
   Darn g(model_.structure());
   VectorD cost;
+  VectorD epsilon;
+  if (config_.weight_noise) {
+    require(noise_examples > 0,
+            "DARN weight noise: set weight_noise_examples (the training set's size) to train batch by batch");
+    epsilon.resize(free_.size());
+    std::int64_t drawn = 0;
+    for (Eigen::Index i = 0; i < epsilon.size(); ++i) {
+      epsilon[i] = free_[i] != 0.0 ? rng_.normal() : 0.0;
+      drawn += free_[i] != 0.0;
+    }
+    // Normals come in pairs; an even count leaves no spare behind, so a file saved between steps (which keeps
+    // the generator's state, not a spare) resumes exactly.
+    if (drawn % 2 == 1) rng_.normal();
+    // The gradient is taken at θ = μ + σ ∘ ε; the model holds μ again before anything can throw.
+    const VectorD mu = flatten(model_);
+    assign(model_, mu + (log_sigma_.array().exp() * epsilon.array()).matrix());
+    engine_->sync(model_);
+    assign(model_, mu);
+  } else {
+    engine_->sync(model_);
+  }
   engine_->step(x, rng_, config_, Signal{&baseline_weight_, baseline_bias_, signal_mean_, signal_variance_}, g, cost);
   const double mean_cost = cost.mean();
   if (!std::isfinite(mean_cost)) throw Error(ErrorCode::kNumeric, "DARN training diverged: non-finite cost");
@@ -287,9 +369,91 @@ double DarnTrainer::train_batch(const MatrixD& x) {
       signal_variance_ = kSignalDecay * signal_variance_ + (1.0 - kSignalDecay) * var;
     }
   }
+  VectorD log_sigma_grad;
+  if (config_.weight_noise) {
+    VectorD gv = flatten(g);
+    add_weight_noise_gradients(gv, epsilon, noise_examples, log_sigma_grad);
+    if (!gv.allFinite() || !log_sigma_grad.allFinite()) {
+      throw Error(ErrorCode::kNumeric, "DARN training diverged: non-finite weight-noise gradient");
+    }
+    assign(g, gv);
+  }
   apply(g, baseline_grad, baseline_bias_grad);
+  if (config_.weight_noise) {
+    rmsprop(log_sigma_.data(), log_sigma_grad.data(), log_sigma_.size(), noise_mean_square_.data(), noise_mean_.data(),
+            noise_step_.data(), config_);
+  }
   ++steps_;
   return mean_cost;
+}
+
+void DarnTrainer::set_weight_sigma(const VectorD& sigma) {
+  require(config_.weight_noise, "DARN weight sigma: the trainer has no weight noise");
+  require(sigma.size() == free_.size(), "DARN weight sigma: " + std::to_string(sigma.size()) + " values for " +
+                                            std::to_string(free_.size()) + " parameters");
+  for (Eigen::Index i = 0; i < sigma.size(); ++i) {
+    require(free_[i] == 0.0 || (std::isfinite(sigma[i]) && sigma[i] > 0.0),
+            "DARN weight sigma must be positive and finite for every free parameter");
+  }
+  for (Eigen::Index i = 0; i < sigma.size(); ++i) {
+    if (free_[i] != 0.0) log_sigma_[i] = std::log(sigma[i]);
+  }
+}
+
+void DarnTrainer::weight_noise_gradients(const Darn& data_gradient, const VectorD& epsilon, std::int64_t examples,
+                                         VectorD& mu_gradient, VectorD& log_sigma_gradient) const {
+  require(config_.weight_noise, "DARN weight-noise gradients: the trainer has no weight noise");
+  require(examples > 0, "DARN weight-noise gradients: examples must be positive");
+  mu_gradient = flatten(data_gradient);
+  require(mu_gradient.size() == free_.size() && epsilon.size() == free_.size(),
+          "DARN weight-noise gradients: sizes differ from the model's");
+  add_weight_noise_gradients(mu_gradient, epsilon, examples, log_sigma_gradient);
+}
+
+void DarnTrainer::add_weight_noise_gradients(VectorD& g, const VectorD& epsilon, std::int64_t examples,
+                                             VectorD& log_sigma_gradient) const {
+  // Per example the objective is the batch's mean description length at θ plus KL(N(μ, σ²) ‖ prior) / N. With
+  // the prior at its optimum its own gradient vanishes, so per free parameter
+  //   ∂/∂μ_i     = g_i + (μ_i − μ_P) / (N σ_P²),
+  //   ∂/∂log σ_i = g_i ε_i σ_i + (σ_i² / σ_P² − 1) / N.
+  const VectorD mu = flatten(model_);
+  const VectorD sigma = log_sigma_.array().exp();
+  const double inv_n = 1.0 / static_cast<double>(examples);
+  log_sigma_gradient = VectorD::Zero(g.size());
+  Eigen::Index first = 0;
+  for (auto [p, n] : model_.parameter_spans()) {
+    (void)p;
+    const BlockPrior prior = block_prior(mu, sigma, free_, first, n);
+    for (Eigen::Index i = first; i < first + n && prior.free > 0; ++i) {
+      if (free_[i] == 0.0) continue;
+      log_sigma_gradient[i] = g[i] * epsilon[i] * sigma[i] + inv_n * (sigma[i] * sigma[i] / prior.variance - 1.0);
+      g[i] += inv_n * (mu[i] - prior.mean) / prior.variance;
+    }
+    first += n;
+  }
+}
+
+VectorD DarnTrainer::weight_sigma() const {
+  if (!config_.weight_noise) return VectorD();
+  return (log_sigma_.array().exp() * free_.array()).matrix();
+}
+
+double DarnTrainer::weight_description_length() const {
+  if (!config_.weight_noise) return 0.0;
+  // With the optimal prior, KL = Σ_i log(σ_P / σ_i) over the free parameters of each block.
+  const VectorD mu = flatten(model_);
+  const VectorD sigma = log_sigma_.array().exp();
+  double kl = 0.0;
+  Eigen::Index first = 0;
+  for (auto [p, n] : model_.parameter_spans()) {
+    (void)p;
+    const BlockPrior prior = block_prior(mu, sigma, free_, first, n);
+    for (Eigen::Index i = first; i < first + n; ++i) {
+      if (free_[i] != 0.0) kl += 0.5 * std::log(prior.variance) - log_sigma_[i];
+    }
+    first += n;
+  }
+  return kl;
 }
 
 void DarnTrainer::apply(const Darn& gradient, const VectorD& baseline_gradient, double baseline_bias_gradient) {
@@ -318,6 +482,8 @@ double DarnTrainer::train_epochs(const MatrixD& x, int batch_size, int epochs, c
   const Eigen::Index rows = x.rows();
   std::vector<Eigen::Index> order(static_cast<std::size_t>(rows));
   std::iota(order.begin(), order.end(), Eigen::Index{0});
+  const std::int64_t noise_examples = config_.weight_noise_examples > 0 ? config_.weight_noise_examples
+                                                                        : static_cast<std::int64_t>(rows);
   const Eigen::Index per_epoch = (rows + batch_size - 1) / batch_size;
   const std::int64_t total = static_cast<std::int64_t>(per_epoch) * epochs;
   MatrixD batch;
@@ -331,7 +497,7 @@ double DarnTrainer::train_epochs(const MatrixD& x, int batch_size, int epochs, c
       const Eigen::Index n = std::min<Eigen::Index>(batch_size, rows - first);
       batch.resize(n, x.cols());
       for (Eigen::Index r = 0; r < n; ++r) batch.row(r) = x.row(order[static_cast<std::size_t>(first + r)]);
-      sum += train_batch(batch) * static_cast<double>(n);
+      sum += train_batch_with(batch, noise_examples) * static_cast<double>(n);
       seen += n;
       ++done;
       if (progress) {
@@ -358,6 +524,9 @@ void DarnTrainer::serialize_into(ByteWriter& w) const {
   w.f64(config_.sparsity_weight);
   w.u8(config_.single_precision ? 1 : 0);
   w.u64(config_.seed);
+  w.u8(config_.weight_noise ? 1 : 0);
+  w.f64(config_.weight_noise_init);
+  w.i64(config_.weight_noise_examples);
   w.i64(steps_);
   std::uint64_t state[4];
   rng_.get_state(state);
@@ -369,6 +538,11 @@ void DarnTrainer::serialize_into(ByteWriter& w) const {
   w.f64(signal_mean_);
   w.f64(signal_variance_);
   w.u8(signal_started_ ? 1 : 0);
+  if (config_.weight_noise) {
+    for (const VectorD* v : {&log_sigma_, &noise_mean_square_, &noise_mean_, &noise_step_}) {
+      w.f64s(v->data(), static_cast<std::size_t>(v->size()));
+    }
+  }
 }
 
 DarnTraining DarnTrainer::read_settings(ByteReader& r) {
@@ -385,6 +559,11 @@ DarnTraining DarnTrainer::read_settings(ByteReader& r) {
   if (single > 1) throw Error(ErrorCode::kFormat, "DARN precision flag must be 0 or 1");
   c.single_precision = single == 1;
   c.seed = r.u64();
+  const std::uint8_t noise = r.u8();
+  if (noise > 1) throw Error(ErrorCode::kFormat, "DARN weight-noise flag must be 0 or 1");
+  c.weight_noise = noise == 1;
+  c.weight_noise_init = r.f64();
+  c.weight_noise_examples = r.i64();
   validate(c, ErrorCode::kFormat);
   return c;
 }
@@ -396,7 +575,8 @@ void DarnTrainer::restore_state(ByteReader& r) {
   for (auto& s : state) s = r.u64();
   const std::uint64_t doubles = 3 * static_cast<std::uint64_t>(mean_square_.size()) +
                                 static_cast<std::uint64_t>(baseline_weight_.size()) +
-                                static_cast<std::uint64_t>(baseline_state_.size()) + 3;
+                                static_cast<std::uint64_t>(baseline_state_.size()) + 3 +
+                                4 * static_cast<std::uint64_t>(log_sigma_.size());
   if (doubles > r.remaining() / 8) throw Error(ErrorCode::kFormat, "DARN trainer state is truncated");
   VectorD ms(mean_square_.size()), mn(mean_.size()), st(step_.size()), bw(baseline_weight_.size()),
       bs(baseline_state_.size());
@@ -412,6 +592,12 @@ void DarnTrainer::restore_state(ByteReader& r) {
     throw Error(ErrorCode::kFormat, "DARN trainer state is malformed");
   }
   if ((ms.array() < 0.0).any()) throw Error(ErrorCode::kFormat, "DARN optimiser state is malformed");
+  VectorD ls(log_sigma_.size()), nms(log_sigma_.size()), nmn(log_sigma_.size()), nst(log_sigma_.size());
+  for (VectorD* v : {&ls, &nms, &nmn, &nst}) {
+    r.f64s(v->data(), static_cast<std::size_t>(v->size()));
+    if (!v->allFinite()) throw Error(ErrorCode::kFormat, "DARN weight-noise state holds non-finite values");
+  }
+  if ((nms.array() < 0.0).any()) throw Error(ErrorCode::kFormat, "DARN weight-noise optimiser state is malformed");
   steps_ = steps;
   rng_.set_state(state);
   mean_square_ = std::move(ms);
@@ -423,6 +609,10 @@ void DarnTrainer::restore_state(ByteReader& r) {
   signal_mean_ = smean;
   signal_variance_ = svar;
   signal_started_ = started == 1;
+  log_sigma_ = std::move(ls);
+  noise_mean_square_ = std::move(nms);
+  noise_mean_ = std::move(nmn);
+  noise_step_ = std::move(nst);
 }
 
 Bytes serialize_darn(const DarnNetwork& network) {

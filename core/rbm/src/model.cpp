@@ -74,6 +74,22 @@ double Rbm::mean_log_likelihood(const MatrixD& v, double log_z) const {
   return -free_energy(v).mean() - log_z;
 }
 
+void Rbm::remove_hidden(int k) {
+  const int n = n_hidden();
+  require(n >= 2, "cannot remove the only hidden unit");
+  require(k >= 0 && k < n, "hidden unit " + std::to_string(k) + " out of range [0, " + std::to_string(n) + ")");
+  const int after = n - 1 - k;
+  MatrixD w(W.rows(), n - 1);
+  w.leftCols(k) = W.leftCols(k);
+  w.rightCols(after) = W.rightCols(after);
+  VectorD bias(n - 1);
+  bias.head(k) = c.head(k);
+  bias.tail(after) = c.tail(after);
+  W = std::move(w);
+  c = std::move(bias);
+  ++revision;
+}
+
 void Rbm::validate() const {
   require(W.rows() == b.size() && W.cols() == c.size(), "RBM parameter shapes are inconsistent");
   require(W.allFinite(), "W contains a non-finite value");

@@ -338,6 +338,37 @@ void LogZTracker::observe_fixed_model(const StepObservations& obs) {
   ++updates_;
 }
 
+// In information form, x' = x + δ + e with e ~ N(0, D), D = S² diagonal: the deterministic part maps (J, η) to
+// (J, η + Jδ); the noise gives J' = (J⁻¹ + D)⁻¹ = J − J S (I + S J S)⁻¹ S J by Woodbury, and η' = J' J⁻¹ η =
+// (I − J S (I + S J S)⁻¹ S) η. Neither needs J⁻¹, so an improper J (no update seen yet) and exact entries (S = 0:
+// the β = 0 end, the bias) are handled as they are.
+void LogZTracker::shift(const VectorD& delta, const VectorD& variance) {
+  const Eigen::Index M = n_temperatures();
+  require(delta.size() == M && variance.size() == M, "log Z tracker: a shift needs one value per temperature");
+  require(delta.allFinite(), "log Z tracker: the shift must be finite");
+  require(variance.allFinite() && (variance.array() >= 0.0).all(),
+          "log Z tracker: the shift's variances must be finite and >= 0");
+  const Eigen::Index D = M + 1;
+  VectorD full_delta = VectorD::Zero(D);
+  full_delta.head(M) = delta;
+  VectorD s = VectorD::Zero(D);
+  s.head(M) = variance.array().sqrt().matrix();
+  information_ += precision_ * full_delta;
+  const MatrixD js = precision_ * s.asDiagonal();  // J S
+  MatrixD inner = s.asDiagonal() * js;             // S J S
+  inner.diagonal().array() += 1.0;
+  const Eigen::LDLT<MatrixD> inner_factor(inner);
+  precision_ -= js * inner_factor.solve(js.transpose());
+  precision_ = 0.5 * (precision_ + precision_.transpose());
+  information_ -= js * inner_factor.solve(s.asDiagonal() * information_);
+  for (Eigen::Index i = 0; i < M; ++i) guess_[static_cast<std::size_t>(i)] += delta[i];
+  if (updates_ > 0) {
+    solve();
+  } else {
+    mean_.head(M) += delta;
+  }
+}
+
 void LogZTracker::inflate_covariance(double factor) {
   require(std::isfinite(factor) && factor >= 1.0, "covariance inflation must be a finite factor >= 1");
   if (factor == 1.0) return;

@@ -21,6 +21,14 @@ Eigen::Matrix<typename Derived::Scalar, 1, Eigen::Dynamic> column_sums(const Eig
   return sums;
 }
 
+// The sampler, the momentum and the tracker are shaped for the hidden layer the trainer was made with; a model that
+// lost units since (Rbm::remove_hidden) needs a new trainer.
+void require_hidden_units(const Rbm& rbm, Eigen::Index made_for) {
+  require(rbm.n_hidden() == made_for, "the RBM has " + std::to_string(rbm.n_hidden()) +
+                                          " hidden units, the trainer was made for " + std::to_string(made_for) +
+                                          ": make a new trainer for the changed model");
+}
+
 }  // namespace
 
 // The chains' new pre-activations A + V ΔW cost 2·rows·K·(n_v + n_h) flops instead of the full product's
@@ -373,6 +381,7 @@ void SmlTrainer::step(const MatrixD& batch) {
   require(batch.rows() > 0, "a training batch needs at least one row");
   require(batch.cols() == rbm_.n_visible(), "batch has " + std::to_string(batch.cols()) + " columns, the model has " +
                                                 std::to_string(rbm_.n_visible()) + " visible units");
+  require_hidden_units(rbm_, inc_c_.size());
   const double lr = learning_rate_at(steps_);
   StepObservations* obs = nullptr;
   if (config_.record_observations && config_.method == NegativePhase::kPT) {
@@ -399,6 +408,7 @@ void SmlTrainer::sample_copy(int sweeps, std::uint64_t seed, const std::function
   require(coldest_rungs == 0 || (coldest_rungs >= 2 && coldest_rungs <= n_temperatures()),
           "coldest_rungs must be 0 (all) or lie in [2, " + std::to_string(n_temperatures()) + "], got " +
               std::to_string(coldest_rungs));
+  require_hidden_units(rbm_, inc_c_.size());
   engine_->sample_copy(sweeps, seed, visit, coldest_rungs);
 }
 

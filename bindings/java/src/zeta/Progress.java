@@ -14,7 +14,7 @@ public final class Progress {
     this.value = value;
   }
 
-  /** "exact log Z", "AIS" or "training". */
+  /** "exact log Z", "AIS", "training" or "pruning". */
   public String stage() {
     return stage;
   }
@@ -29,7 +29,8 @@ public final class Progress {
     return total;
   }
 
-  /** Running figure of the stage (AIS: running log Z; training: tracked log Z), else NaN. */
+  /** Running figure of the stage (AIS: running log Z; training: tracked log Z; pruning: the number of hidden
+   *  units), else NaN. */
   public double value() {
     return value;
   }

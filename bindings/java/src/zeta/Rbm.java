@@ -7,7 +7,8 @@ package zeta;
  */
 public final class Rbm extends Handle {
   private final int nVisible;
-  private final int nHidden;
+  private volatile int nHidden; // falls when units are removed (removeHidden, a Pruner)
+  private final long shapePtr; // for refreshShape: a borrowing Pruner keeps the native model alive after close()
 
   /** A model with W = 0, b = 0, c = 0; seed seeds its own generator (used by sample). */
   public Rbm(int nVisible, int nHidden, long seed) {
@@ -16,6 +17,7 @@ public final class Rbm extends Handle {
 
   private Rbm(long ptr) {
     super(ptr, ZetaNative::zeta_rbm_free, null);
+    shapePtr = ptr;
     int[] v = new int[1];
     int[] h = new int[1];
     ZetaNative.zeta_rbm_shape(ptr, v, h);
@@ -56,6 +58,14 @@ public final class Rbm extends Handle {
 
   public int nHidden() {
     return nHidden;
+  }
+
+  /** Re-reads the number of hidden units after a call that may have removed some; the caller holds this monitor
+   *  and keeps the native model alive (its own call, or a Pruner borrowing it). */
+  void refreshShape() {
+    int[] h = new int[1];
+    ZetaNative.zeta_rbm_shape(shapePtr, null, h);
+    nHidden = h[0];
   }
 
   public synchronized void setSeed(long seed) {
@@ -164,6 +174,24 @@ public final class Rbm extends Handle {
     double[] out = new double[arrayLength(nSamples, nVisible, "nSamples")];
     ZetaNative.zeta_rbm_sample(ptr(), nSamples, nGibbsSteps, out);
     return out;
+  }
+
+  /**
+   * The removal cost C_k of every hidden unit against binary rows of data: the exact change of KL(data || model)
+   * when unit k alone is deleted (C_k <= 0: the unit can go without the fit getting worse), p(h_k = 0) by
+   * enumeration (at most 30 units in the smaller layer, else ZetaException ERR_UNSUPPORTED). nHidden values.
+   */
+  public synchronized double[] removalCostsExact(double[] data) {
+    double[] costs = new double[nHidden];
+    ZetaNative.zeta_rbm_removal_costs_exact(cptr(), data, rows(data, nVisible, "data"), costs);
+    return costs;
+  }
+
+  /** Deletes hidden unit k (0 <= k < nHidden, and nHidden >= 2): W loses column k, c entry k; later units move
+   *  down by one. A Trainer made before refuses to step afterwards; a Pruner follows. */
+  public synchronized void removeHidden(int k) {
+    ZetaNative.zeta_rbm_remove_hidden(ptr(), k);
+    refreshShape();
   }
 
   /** Writes a model file (atomically: a failed save leaves no partial file). */

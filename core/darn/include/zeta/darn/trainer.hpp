@@ -36,6 +36,17 @@ struct DarnTraining {
   double sparsity_weight = 1.0;
   bool single_precision = true;  // float training kernels (faster); false = double throughout
   std::uint64_t seed = 0;
+  // Adaptive weight noise (Graves 2011, "Practical variational inference for neural networks"; the paper's
+  // "adaNoise"): every parameter becomes a Gaussian N(μ_i, σ_i²) whose mean μ_i is the model's parameter. Each
+  // update draws θ = μ + σ ∘ ε once for the batch and lowers the batch's mean description length at θ plus 1/N of
+  // the weights' own description length KL(N(μ, σ²) ‖ prior), the prior a Gaussian per block set to its optimum
+  // (Graves's adaptive prior). μ and log σ both take the RMSprop step; the σ gradient is the reparameterised one
+  // (the data term's gradient at θ times ε). Likelihoods, bounds and samples use μ.
+  bool weight_noise = false;
+  double weight_noise_init = 0.01;  // σ of every parameter at the start
+  // N, the number of training examples the weights' description length is shared among; 0 = the rows given to
+  // train_epochs (train_batch then needs it set).
+  std::int64_t weight_noise_examples = 0;
 };
 
 class DarnTrainer {
@@ -63,6 +74,19 @@ class DarnTrainer {
   std::int64_t steps() const { return steps_; }
   Rng& rng() { return rng_; }
 
+  // Weight noise: σ of every parameter in parameter_spans() order (0 where a strictly lower block is
+  // structurally zero; empty without weight noise), and the weights' description length KL(N(μ, σ²) ‖ prior) in
+  // nats under the optimal per-block prior.
+  VectorD weight_sigma() const;
+  double weight_description_length() const;
+  // Sets σ of the free parameters (entries at structural zeros are ignored); needs weight noise.
+  void set_weight_sigma(const VectorD& sigma);
+  // The gradients one update takes, given the data term's gradient at θ = μ + σ ∘ ε (shaped like the model) and ε
+  // (parameter_spans() order), with the weights' description length shared among `examples` examples: ∂/∂μ and
+  // ∂/∂log σ of (data term + KL / examples).
+  void weight_noise_gradients(const Darn& data_gradient, const VectorD& epsilon, std::int64_t examples,
+                              VectorD& mu_gradient, VectorD& log_sigma_gradient) const;
+
   // The REINFORCE baseline b(x) = weightᵀx + bias and the normaliser's running mean and variance.
   const VectorD& baseline_weight() const { return baseline_weight_; }
   double baseline_bias() const { return baseline_bias_; }
@@ -85,6 +109,11 @@ class DarnTrainer {
   friend class Engine;
 
   void apply(const Darn& gradient, const VectorD& baseline_gradient, double baseline_bias_gradient);
+  double train_batch_with(const MatrixD& x, std::int64_t noise_examples);
+  // Adds the weights' description length gradient (1/N of it) to the μ gradient g and forms the log σ gradient
+  // from the draw ε; both in parameter_spans() order.
+  void add_weight_noise_gradients(VectorD& g, const VectorD& epsilon, std::int64_t examples,
+                                  VectorD& log_sigma_gradient) const;
 
   Darn& model_;
   DarnTraining config_;
@@ -100,6 +129,9 @@ class DarnTrainer {
   double signal_mean_ = 0.0;
   double signal_variance_ = 1.0;
   bool signal_started_ = false;
+  // Weight noise: 1 for a free parameter, 0 for a structural zero; log σ and its RMSprop state.
+  VectorD free_;
+  VectorD log_sigma_, noise_mean_square_, noise_mean_, noise_step_;
 };
 
 // A model with its trainer, as one object (what a model file holds).

@@ -54,6 +54,10 @@ class Rbm {
   // Mean log-likelihood of the rows of v: −mean F(v) − log Z (sum in double).
   double mean_log_likelihood(const MatrixD& v, double log_z) const;
 
+  // Deletes hidden unit k (0 ≤ k < n_hidden, n_hidden ≥ 2): W loses column k and c entry k, the later units
+  // move down by one. The new model's partition function is Z · p(h_k = 0) of the old one.
+  void remove_hidden(int k);
+
   // Checks W, b and c are finite and shaped consistently; throws Error otherwise.
   void validate() const;
 };

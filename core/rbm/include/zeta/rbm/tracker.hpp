@@ -85,6 +85,11 @@ class LogZTracker {
   double mean(int i = 0) const;
   double std_dev(int i = 0) const;
   double bias_mean() const { return mean_[mean_.size() - 1]; }
+  // A known change of the model between updates: ζ_i += delta[i] at every rung i, where delta is an estimate with
+  // independent errors of the given variances (mean += δ, covariance += diag(variance); the bias b_t is kept).
+  // Deleting hidden unit k multiplies every Z_β by q_β(h_k = 0), so it shifts ζ_i by log q_{β_i}(h_k = 0) (exactly
+  // −log 2 at β = 0, with variance 0). Works before the first update too (the guesses move with the mean).
+  void shift(const VectorD& delta, const VectorD& variance);
   // Multiplies the posterior covariance by factor ≥ 1, the mean unchanged (for an error estimate found outside the
   // filter, e.g. batch means over a settling run).
   void inflate_covariance(double factor);

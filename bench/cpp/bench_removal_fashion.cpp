@@ -1,0 +1,165 @@
+// Removing hidden units of a large RBM (the paper's MNIST experiment, with Fashion-MNIST standing in): the removal
+// procedure on a trained model, long enough to need checkpoints, the log-likelihood followed through the tracked
+// log Z because the KL cannot be computed.
+//
+//   bench_removal_fashion prune --model M.zeta --steps S [--data fashion|default --batch 1000 --criterion 1
+//                         --gibbs 1 --chains 1000 --temperatures 10 --rule noise-aware|naive --cost exact|first-order
+//                         --rate 1e-2 --tempered-steps 100 --tempered-beta-min 0.9 --float 1 --seed 1
+//                         --every 100 --eval-rows 10000 --label L --trace T.csv --events E.csv
+//                         --ais-every 0 --ais-runs 100 --ais-betas 10000
+//                         --checkpoint P --checkpoint-every 10000 --resume P --model-out OUT.zeta]
+//
+// The starting model comes from the CLI, e.g. the paper's recipe (PCD-1, batch 1000, learning rate 1e-2, 200,000
+// steps): `zeta train --data fashion --hidden 500 --method pcd --gibbs 1 --chains 1000 --batch 1000 --lr 1e-2
+// --updates 200000 -o M.zeta`.
+// Mini-batches are drawn uniformly with replacement from the training rows (binarised at 0.5). Every `every` steps
+// and at every removal a trace row: N, tracked log Z and its sd, the mean log-likelihood of --eval-rows training
+// rows and of the test rows under the tracked log Z, the smallest estimated cost, and (every --ais-every steps, 0 =
+// never) an AIS estimate of log Z as an independent check. One events row per removed unit. Needs a ladder
+// (--temperatures >= 2) for the tracked figures.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "removal_common.hpp"
+#include "zeta/base/data.hpp"
+#include "zeta/rbm/estimators.hpp"
+#include "zeta/rbm/model.hpp"
+#include "zeta/rbm/removal.hpp"
+
+namespace {
+
+using removal_bench::Args;
+using removal_bench::get;
+using removal_bench::need;
+using zeta::MatrixD;
+using zeta::Rbm;
+
+int prune(const Args& a) {
+  const std::string data_name = get(a, "data", "fashion");
+  zeta::Dataset train, test;
+  if (data_name == "fashion") {
+    train = zeta::read_fashion_mnist("train");
+    test = zeta::read_fashion_mnist("t10k");
+    train.x = zeta::binarize_threshold(train.x);
+    test.x = zeta::binarize_threshold(test.x);
+  } else if (data_name == "default") {
+    train = zeta::default_train();
+    test = zeta::default_test();
+  } else {
+    throw std::runtime_error("--data must be fashion or default");
+  }
+  const Eigen::Index eval_rows = std::min<Eigen::Index>(std::stol(get(a, "eval-rows", "10000")), train.x.rows());
+  const MatrixD train_eval = train.x.topRows(eval_rows);
+
+  zeta::PrunerConfig config = removal_bench::pruner_config(a);
+  config.criterion = std::stod(get(a, "criterion", "1"));
+  config.gibbs_steps = std::stoi(get(a, "gibbs", "1"));
+  config.n_temperatures = std::stoi(get(a, "temperatures", "10"));
+  const long steps = std::stol(need(a, "steps"));
+  const long every = std::stol(get(a, "every", "100"));
+  const int batch_rows = std::stoi(get(a, "batch", "1000"));
+  const long ais_every = std::stol(get(a, "ais-every", "0"));
+  zeta::AisOptions ais;
+  ais.n_runs = std::stoi(get(a, "ais-runs", "100"));
+  ais.n_betas = std::stoi(get(a, "ais-betas", "10000"));
+  const std::string label = get(a, "label", "prune");
+  const std::string checkpoint = get(a, "checkpoint", "");
+  const long checkpoint_every = std::stol(get(a, "checkpoint-every", "10000"));
+
+  long done = 0;
+  std::uint64_t batch_seed = config.seed + 7777;
+  Rbm rbm;
+  MatrixD resume_chains;
+  if (a.count("resume")) {
+    const std::string prefix = a.at("resume");
+    rbm = zeta::load_rbm(prefix + ".zeta");
+    resume_chains = removal_bench::read_chains(prefix + ".chains");
+    removal_bench::read_state(prefix, done, batch_seed);
+    config.seed ^= 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(done + 1);  // a fresh stream for the rest
+  } else {
+    rbm = zeta::load_rbm(need(a, "model"));
+  }
+  if (rbm.n_visible() != train.x.cols()) throw std::runtime_error("the model does not match the data's width");
+  zeta::Pruner pruner(rbm, config);
+  if (resume_chains.rows() > 0) pruner.set_chains(resume_chains);
+  zeta::Rng batch_rng(batch_seed);
+  MatrixD batch(batch_rows, train.x.cols());
+
+  std::unique_ptr<std::ofstream> trace, events;
+  if (a.count("trace")) {
+    trace = std::make_unique<std::ofstream>(a.at("trace"), std::ios::app);
+    if (trace->tellp() == 0)
+      *trace << "label,step,n_hidden,log_z_tracked,log_z_sd,train_ll,test_ll,min_cost,min_cost_sd,mean_factor,"
+                "ais_log_z,ais_std_err,seconds\n";
+  }
+  if (a.count("events")) {
+    events = std::make_unique<std::ofstream>(a.at("events"), std::ios::app);
+    if (events->tellp() == 0)
+      *events << "label,step,unit,n_hidden_after,est_cost,est_sd,log_p_off,tempered_acceptance\n";
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto log_row = [&](long step) {
+    if (!trace) return;
+    const zeta::VectorD& costs = pruner.costs();
+    Eigen::Index k = 0;
+    const double min_cost = costs.size() > 0 ? costs.minCoeff(&k) : std::nan("");
+    const double min_sd = costs.size() > 0 ? pruner.cost_std_errs()[k] : std::nan("");
+    const double log_z = pruner.tracks_log_z() ? pruner.log_z() : std::nan("");
+    const double log_z_sd = pruner.tracks_log_z() ? pruner.log_z_std_dev() : std::nan("");
+    *trace << label << ',' << step << ',' << rbm.n_hidden() << ',' << log_z << ',' << log_z_sd << ','
+           << rbm.mean_log_likelihood(train_eval, log_z) << ',' << rbm.mean_log_likelihood(test.x, log_z) << ','
+           << min_cost << ',' << min_sd << ',' << pruner.last_step().mean_factor << ',';
+    if (ais_every > 0 && step % ais_every == 0) {
+      ais.seed = static_cast<std::uint64_t>(step) + 1;
+      const zeta::AisResult r = zeta::log_z_ais(rbm, ais);
+      *trace << r.log_z << ',' << r.std_err << ',';
+    } else {
+      *trace << ",,";
+    }
+    *trace << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << '\n';
+    trace->flush();
+  };
+  if (done == 0) log_row(0);
+  for (long t = done + 1; t <= steps; ++t) {
+    const auto n = static_cast<std::uint64_t>(train.x.rows());
+    for (Eigen::Index r = 0; r < batch.rows(); ++r)
+      batch.row(r) = train.x.row(static_cast<Eigen::Index>(batch_rng.below(n)));
+    const int removed = pruner.step(batch);
+    if (removed > 0 && events) {
+      const zeta::PrunerStepInfo& info = pruner.last_step();
+      for (std::size_t i = 0; i < info.removed_units.size(); ++i)
+        *events << label << ',' << t << ',' << info.removed_units[i] << ','
+                << rbm.n_hidden() + info.removed - static_cast<int>(i) - 1 << ',' << info.removed_costs[i] << ','
+                << info.removed_std_errs[i] << ',' << info.log_p_off[i] << ',' << info.tempered_acceptance << '\n';
+      events->flush();
+    }
+    if (t % every == 0 || t == steps || removed > 0) log_row(t);
+    if (!checkpoint.empty() && (t % checkpoint_every == 0 || t == steps)) {
+      const std::uint64_t next_seed = batch_rng.next_u64();
+      removal_bench::write_checkpoint(checkpoint, rbm, pruner, t, next_seed);
+      batch_rng.reseed(next_seed);
+    }
+  }
+  std::printf("{\"label\": \"%s\", \"steps\": %ld, \"n_hidden\": %d, \"removals\": %lld}\n", label.c_str(), steps,
+              rbm.n_hidden(), static_cast<long long>(pruner.removals()));
+  if (a.count("model-out")) zeta::save_rbm(rbm, a.at("model-out"));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (argc < 2 || std::string(argv[1]) != "prune")
+      throw std::runtime_error("usage: bench_removal_fashion prune --model M.zeta --steps S [--key value ...]");
+    return prune(removal_bench::parse(argc, argv, 2));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_removal_fashion: %s\n", e.what());
+    return 1;
+  }
+}

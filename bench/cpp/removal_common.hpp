@@ -1,0 +1,122 @@
+// Shared by the hidden-unit removal benchmarks (bench_removal_*.cpp): --key value arguments, the pruner's options,
+// and checkpoint files.
+//
+// A checkpoint P is three files: P.zeta (the model), P.chains (rows and columns, then one line of 0/1 per chain of
+// every rung) and P.state (steps done, then the seed the mini-batch generator continues from). A new pruner on the
+// saved model given the saved chains resumes the sampling; its log Z tracker starts afresh (its first steps pin it
+// down from the known β = 0 end).
+#pragma once
+
+#include <time.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "zeta/rbm/model.hpp"
+#include "zeta/rbm/removal.hpp"
+
+namespace removal_bench {
+
+using zeta::MatrixD;
+
+using Args = std::map<std::string, std::string>;
+
+inline Args parse(int argc, char** argv, int first) {
+  Args args;
+  for (int i = first; i < argc; ++i) {
+    const std::string key = argv[i];
+    if (key.rfind("--", 0) != 0 || i + 1 >= argc) throw std::runtime_error("expected --key value, got " + key);
+    args[key.substr(2)] = argv[++i];
+  }
+  return args;
+}
+inline std::string get(const Args& a, const std::string& key, const std::string& fallback) {
+  const auto it = a.find(key);
+  return it == a.end() ? fallback : it->second;
+}
+inline std::string need(const Args& a, const std::string& key) {
+  const auto it = a.find(key);
+  if (it == a.end()) throw std::runtime_error("missing --" + key);
+  return it->second;
+}
+
+inline double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Pruner options from --gibbs --chains --temperatures --rule --cost --criterion --rate --tempered-steps
+// --tempered-beta-min --float --seed: the paper's Bars-and-Stripes settings with plain persistent chains (one rung,
+// so no tracking) unless given.
+inline zeta::PrunerConfig pruner_config(const Args& a) {
+  zeta::PrunerConfig c;
+  c.gibbs_steps = std::stoi(get(a, "gibbs", "5"));
+  c.chains = std::stoi(get(a, "chains", "1000"));
+  c.n_temperatures = std::stoi(get(a, "temperatures", "1"));
+  const std::string rule = get(a, "rule", "noise-aware");
+  if (rule == "noise-aware")
+    c.rule = zeta::PruneRule::kNoiseAware;
+  else if (rule == "naive")
+    c.rule = zeta::PruneRule::kNaive;
+  else
+    throw std::runtime_error("--rule must be noise-aware or naive");
+  const std::string cost = get(a, "cost", "exact");
+  if (cost == "exact")
+    c.cost_form = zeta::RemovalCostForm::kExactLog;
+  else if (cost == "first-order")
+    c.cost_form = zeta::RemovalCostForm::kFirstOrder;
+  else
+    throw std::runtime_error("--cost must be exact or first-order");
+  c.criterion = std::stod(get(a, "criterion", "3"));
+  c.rate = std::stod(get(a, "rate", "1e-2"));
+  c.tempered_steps = std::stoi(get(a, "tempered-steps", "100"));
+  c.tempered_beta_min = std::stod(get(a, "tempered-beta-min", "0.9"));
+  c.single_precision = get(a, "float", "0") == "1";
+  c.seed = std::stoull(get(a, "seed", "1"));
+  return c;
+}
+
+inline void write_checkpoint(const std::string& prefix, const zeta::Rbm& rbm, const zeta::Pruner& pruner,
+                             long steps_done, std::uint64_t next_seed) {
+  zeta::save_rbm(rbm, prefix + ".zeta");
+  const MatrixD chains = pruner.chains();
+  std::ofstream c(prefix + ".chains.tmp");
+  c << chains.rows() << ' ' << chains.cols() << '\n';
+  for (Eigen::Index r = 0; r < chains.rows(); ++r) {
+    for (Eigen::Index k = 0; k < chains.cols(); ++k) c << (chains(r, k) > 0.5 ? '1' : '0');
+    c << '\n';
+  }
+  c.close();
+  std::rename((prefix + ".chains.tmp").c_str(), (prefix + ".chains").c_str());
+  std::ofstream s(prefix + ".state.tmp");
+  s << steps_done << ' ' << next_seed << '\n';
+  s.close();
+  std::rename((prefix + ".state.tmp").c_str(), (prefix + ".state").c_str());
+}
+
+inline MatrixD read_chains(const std::string& path) {
+  std::ifstream in(path);
+  Eigen::Index rows = 0, cols = 0;
+  if (!(in >> rows >> cols)) throw std::runtime_error("cannot read " + path);
+  MatrixD out(rows, cols);
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    std::string line;
+    in >> line;
+    if (static_cast<Eigen::Index>(line.size()) != cols) throw std::runtime_error("truncated " + path);
+    for (Eigen::Index k = 0; k < cols; ++k) out(r, k) = line[static_cast<std::size_t>(k)] == '1' ? 1.0 : 0.0;
+  }
+  return out;
+}
+
+// A checkpoint's step count and batch seed.
+inline void read_state(const std::string& prefix, long& steps_done, std::uint64_t& batch_seed) {
+  std::ifstream s(prefix + ".state");
+  if (!(s >> steps_done >> batch_seed)) throw std::runtime_error("cannot read " + prefix + ".state");
+}
+
+}  // namespace removal_bench

@@ -1,0 +1,112 @@
+using System;
+
+namespace Zeta {
+
+/// <summary>Removes hidden units of a trained Rbm while the fit holds (Saito &amp; Kato, "Decreasing the Size of
+/// the Restricted Boltzmann Machine", 2019): each step removes every unit whose sampled removal cost passes
+/// C_k + m sd_k &lt;= 0, or else moves the parameters so that the cheapest unit's cost and the KL divergence both
+/// fall, and tracks log Z across the updates and the removals. The pruner borrows its Rbm and shrinks it in place
+/// (its NHidden follows when each call returns); the Rbm's native memory lives until the pruner is disposed too.
+/// Calls lock the pruner, then its Rbm. Options: the prune_* keys, n_temperatures, tempering, single_precision,
+/// tracker_sigma_b2 and seed.</summary>
+public sealed class Pruner : Handle {
+  public Rbm Rbm { get; }
+
+  /// <summary>options (may be null: every default, the paper's Bars-and-Stripes settings) are copied.</summary>
+  public Pruner(Rbm rbm, Options options = null) : base(Create(rbm, options), ZetaNative.zeta_pruner_free, rbm) {
+    Rbm = rbm;
+  }
+
+  private static IntPtr Create(Rbm rbm, Options options) {
+    Require(rbm, nameof(rbm));
+    lock (rbm) {
+      IntPtr handle;
+      if (options == null) {
+        ZetaNative.zeta_pruner_new(rbm.Ptr, IntPtr.Zero, out handle);
+      } else {
+        lock (options) {
+          ZetaNative.zeta_pruner_new(rbm.Ptr, options.CPtr, out handle);
+        }
+      }
+      rbm.Borrow();
+      return handle;
+    }
+  }
+
+  /// <summary>One step on a mini-batch of binary rows; returns the number of units it removed.</summary>
+  public int Step(double[] batch) {
+    lock (this) {
+      lock (Rbm) {
+        var removed = new int[1];
+        try {
+          ZetaNative.zeta_pruner_step(Ptr, batch, Rows(batch, Rbm.NVisible, nameof(batch)), removed);
+        } finally {
+          Rbm.RefreshShape();
+        }
+        return removed[0];
+      }
+    }
+  }
+
+  /// <summary>steps steps on consecutive mini-batches of batchSize rows of data, wrapping around; listener (may be
+  /// null) runs after every step (stage "pruning", Value = the number of hidden units). On cancellation the
+  /// finished steps are kept.</summary>
+  public void Run(double[] data, int batchSize, long steps, Func<Progress, bool> listener = null) {
+    lock (this) {
+      lock (Rbm) {
+        IntPtr p = Ptr;
+        long n = Rows(data, Rbm.NVisible, nameof(data));
+        try {
+          WithListener(listener, callback => ZetaNative.zeta_pruner_run(p, data, n, batchSize, steps, callback));
+        } finally {
+          Rbm.RefreshShape();
+        }
+      }
+    }
+  }
+
+  /// <summary>The removal costs C_k the last step estimated, one per hidden unit (NaN before the first step and
+  /// after the Rbm was changed outside the pruner).</summary>
+  public double[] Costs() {
+    return CostsAndErrors().Item1;
+  }
+
+  /// <summary>Their standard errors (+infinity where the costs are unknown).</summary>
+  public double[] CostStdErrs() {
+    return CostsAndErrors().Item2;
+  }
+
+  private Tuple<double[], double[]> CostsAndErrors() {
+    lock (this) {
+      lock (Rbm) {
+        int n = Rbm.NHidden;
+        double[] costs = new double[n], errors = new double[n];
+        ZetaNative.zeta_pruner_costs(CPtr, costs, errors, n);
+        return Tuple.Create(costs, errors);
+      }
+    }
+  }
+
+  /// <summary>Steps done so far.</summary>
+  public long Steps {
+    get {
+      lock (this) {
+        var steps = new long[1];
+        ZetaNative.zeta_pruner_steps(CPtr, steps);
+        return steps[0];
+      }
+    }
+  }
+
+  /// <summary>Tracked log Z of the model as the last step left it (posterior mean and standard deviation; before
+  /// the first step the W = 0 guess with StdDev +infinity).</summary>
+  public Estimate LogZ() {
+    lock (this) {
+      double[] mean = new double[1], sd = new double[1];
+      ZetaNative.zeta_pruner_log_z(CPtr, mean, sd);
+      return new Estimate(mean[0], sd[0]);
+    }
+  }
+}
+
+}

@@ -1,0 +1,119 @@
+package zeta;
+
+/**
+ * Removes hidden units of a trained Rbm while the fit holds (Saito &amp; Kato, "Decreasing the Size of the
+ * Restricted Boltzmann Machine", 2019): each step removes every unit whose sampled removal cost passes
+ * C_k + m sd_k &lt;= 0, or else moves the parameters so that the cheapest unit's cost and the KL divergence both
+ * fall, and tracks log Z across the updates and the removals. The pruner borrows its Rbm and shrinks it in place
+ * (its nHidden() follows when each call returns); the Rbm's native memory lives until the pruner is closed too.
+ * Calls lock the pruner, then its Rbm. Options: the prune_* keys, n_temperatures, tempering, single_precision, tracker_sigma_b2 and seed.
+ */
+public final class Pruner extends Handle {
+  private final Rbm rbm;
+
+  /** Every option at its default (the paper's Bars-and-Stripes settings). */
+  public Pruner(Rbm rbm) {
+    this(rbm, null);
+  }
+
+  /** options (may be null: every default) are copied. */
+  public Pruner(Rbm rbm, Options options) {
+    super(create(rbm, options), ZetaNative::zeta_pruner_free, rbm);
+    this.rbm = rbm;
+  }
+
+  private static long create(Rbm rbm, Options options) {
+    require(rbm, "rbm");
+    synchronized (rbm) {
+      long[] out = new long[1];
+      if (options == null) {
+        ZetaNative.zeta_pruner_new(rbm.ptr(), 0, out);
+      } else {
+        synchronized (options) {
+          ZetaNative.zeta_pruner_new(rbm.ptr(), options.cptr(), out);
+        }
+      }
+      rbm.borrow();
+      return out[0];
+    }
+  }
+
+  public Rbm rbm() {
+    return rbm;
+  }
+
+  /** One step on a mini-batch of binary rows; returns the number of units it removed. */
+  public int step(double[] batch) {
+    synchronized (this) {
+      synchronized (rbm) {
+        int[] removed = new int[1];
+        try {
+          ZetaNative.zeta_pruner_step(ptr(), batch, rows(batch, rbm.nVisible(), "batch"), removed);
+        } finally {
+          rbm.refreshShape();
+        }
+        return removed[0];
+      }
+    }
+  }
+
+  /** steps steps on consecutive mini-batches of batchSize rows of data, wrapping around. */
+  public void run(double[] data, int batchSize, long steps) {
+    run(data, batchSize, steps, null);
+  }
+
+  /** As run, calling listener after every step (stage "pruning", value = the number of hidden units); on
+   *  cancellation the finished steps are kept. */
+  public void run(double[] data, int batchSize, long steps, ProgressListener listener) {
+    synchronized (this) {
+      synchronized (rbm) {
+        long p = ptr();
+        long n = rows(data, rbm.nVisible(), "data");
+        try {
+          withListener(listener, callback ->
+              ZetaNative.zeta_pruner_run(p, data, n, batchSize, steps, callback));
+        } finally {
+          rbm.refreshShape();
+        }
+      }
+    }
+  }
+
+  /** The removal costs C_k the last step estimated, one per hidden unit (NaN before the first step and after the
+   *  Rbm was changed outside the pruner). */
+  public double[] costs() {
+    return costsAndErrors()[0];
+  }
+
+  /** Their standard errors (+infinity where the costs are unknown). */
+  public double[] costStdErrs() {
+    return costsAndErrors()[1];
+  }
+
+  private double[][] costsAndErrors() {
+    synchronized (this) {
+      synchronized (rbm) {
+        int n = rbm.nHidden();
+        double[][] out = {new double[n], new double[n]};
+        ZetaNative.zeta_pruner_costs(cptr(), out[0], out[1], n);
+        return out;
+      }
+    }
+  }
+
+  /** Steps done so far. */
+  public synchronized long steps() {
+    long[] steps = new long[1];
+    ZetaNative.zeta_pruner_steps(cptr(), steps);
+    return steps[0];
+  }
+
+  /** Tracked log Z of the model as the last step left it (posterior mean and standard deviation; before the first
+   *  step the W = 0 guess with stdDev +infinity). */
+  public synchronized Estimate logZ() {
+    double[] mean = new double[1];
+    double[] sd = new double[1];
+    ZetaNative.zeta_pruner_log_z(cptr(), mean, sd);
+    return new Estimate(mean[0], sd[0]);
+  }
+}

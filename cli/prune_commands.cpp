@@ -1,0 +1,192 @@
+// The prune command: removing hidden units of a trained RBM while the fit holds (Saito & Kato 2019), with log Z
+// tracked across the removals.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "command_line.hpp"
+#include "csv.hpp"
+#include "data_choice.hpp"
+#include "plot.hpp"
+#include "progress_line.hpp"
+#include "rbm_training.hpp"
+#include "zeta/base/error.hpp"
+#include "zeta/rbm/estimators.hpp"
+#include "zeta/rbm/removal.hpp"
+
+namespace zeta::cli {
+namespace {
+
+struct PruneOptions {
+  std::string model;
+  std::string data = "default";
+  std::int64_t limit = -1;
+  std::string out = "pruned.zeta";
+  std::int64_t steps = 10000;
+  int batch = 1000;
+  std::int64_t every = 0;
+  std::string rule = "noise-aware";
+  std::string cost = "exact";
+  bool full_energy = false;
+  bool double_precision = false;
+  std::string kl = "auto";
+  std::string csv;
+  std::string plot;
+  PrunerConfig pruner;
+  TrackerConfig tracker;
+  std::uint64_t seed = 1;
+};
+
+// Exact KL is cheap while the smaller layer has at most this many units (2^20 states, well under a second).
+constexpr int kAutoExactKlUnits = 20;
+
+int run_prune(PruneOptions o, bool quiet) {
+  const DataChoice d = load_data(o.data, o.limit);
+  Rbm rbm = load_rbm(o.model);
+  require(d.train.x.cols() == rbm.n_visible(), "the model has " + std::to_string(rbm.n_visible()) +
+                                                   " visible units, the data has " + std::to_string(d.train.x.cols()));
+  o.pruner.rule = o.rule == "naive" ? PruneRule::kNaive : PruneRule::kNoiseAware;
+  o.pruner.cost_form = o.cost == "first-order" ? RemovalCostForm::kFirstOrder : RemovalCostForm::kExactLog;
+  o.pruner.tempering = o.full_energy ? Tempering::kFullEnergy : Tempering::kInteraction;
+  o.pruner.single_precision = !o.double_precision;
+  o.pruner.seed = o.seed;
+  const int start_hidden = rbm.n_hidden();
+  const bool exact_kl = o.kl == "exact" ||
+                        (o.kl == "auto" && std::min(rbm.n_visible(), rbm.n_hidden()) <= kAutoExactKlUnits);
+  const std::int64_t every = o.every > 0 ? o.every : std::max<std::int64_t>(1, o.steps / 200);
+
+  Pruner pruner(rbm, o.pruner, o.tracker);
+  BatchSource batches(d.train.x, o.batch, o.seed + 1);
+  std::unique_ptr<CsvFile> rows;
+  if (!o.csv.empty())
+    rows = std::make_unique<CsvFile>(o.csv,
+                                     "step,n_hidden,removed,min_cost,min_cost_sd,tracked_log_z,tracked_sd,test_ll,"
+                                     "test_ll_sd,exact_kl");
+  StepPanels::Panel units{"hidden units N (removals marked)", {}, {}, {}, false, true};
+  StepPanels::Panel fit{
+      exact_kl ? "exact KL(data || model)" : "test log-likelihood from the tracked log Z (±2σ)", {}, {}, {}, false};
+  StepPanels::Panel cost{"smallest removal cost C_k (±σ); a unit goes when C_k + m σ_k <= 0", {}, {}, {}, true};
+  StepPanels plot;
+
+  // One row of the outputs; the model file, CSV and plot are rewritten at each, so a long run that is stopped early
+  // leaves complete files up to its last row.
+  auto record = [&](std::int64_t step, int removed) {
+    const VectorD& c = pruner.costs();
+    Eigen::Index k = 0;
+    const double min_cost = c.size() > 0 ? c.minCoeff(&k) : std::nan("");
+    const double min_cost_sd = c.size() > 0 ? pruner.cost_std_errs()[k] : std::nan("");
+    double log_z = std::nan(""), log_z_sd = std::nan(""), ll = std::nan(""), ll_sd = std::nan("");
+    if (pruner.tracks_log_z() && pruner.steps() > 0) {
+      log_z = pruner.log_z();
+      log_z_sd = pruner.log_z_std_dev();
+      ll = rbm.mean_log_likelihood(d.test.x, log_z);
+      ll_sd = log_z_sd;
+    }
+    const double kl = exact_kl ? kl_divergence_exact(rbm, d.train.x) : std::nan("");
+    if (rows) {
+      rows->add_row("%lld,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f", static_cast<long long>(step), rbm.n_hidden(),
+                    removed, min_cost, min_cost_sd, log_z, log_z_sd, ll, ll_sd, kl);
+      rows->save();
+    }
+    const auto x = static_cast<double>(step);
+    units.x.push_back(x);
+    units.y.push_back(rbm.n_hidden());
+    fit.x.push_back(x);
+    fit.y.push_back(exact_kl ? kl : ll);
+    fit.band.push_back(exact_kl ? std::nan("") : 2.0 * ll_sd);
+    cost.x.push_back(x);
+    cost.y.push_back(min_cost);
+    cost.band.push_back(min_cost_sd);
+    if (removed > 0) plot.mark(x);
+    if (!o.plot.empty()) {
+      StepPanels figure = plot;
+      figure.add(units);
+      figure.add(fit);
+      figure.add(cost);
+      const std::string svg = figure.render("pruning steps");
+      write_file_atomic(o.plot, Bytes(svg.begin(), svg.end()));
+    }
+    save_rbm(rbm, o.out);
+  };
+
+  record(0, 0);
+  ProgressLine line(!quiet);
+  std::int64_t removals = 0;
+  for (std::int64_t s = 1; s <= o.steps; ++s) {
+    const int removed = pruner.step(batches.next());
+    removals += removed;
+    if (removed > 0 || s % every == 0 || s == o.steps) record(s, removed);
+    line(Progress{"pruning", s, o.steps, static_cast<double>(rbm.n_hidden())});
+  }
+  std::printf("pruned %d x %d -> %d x %d RBM in %lld steps (%lld removals) -> %s\n", rbm.n_visible(), start_hidden,
+              rbm.n_visible(), rbm.n_hidden(), static_cast<long long>(o.steps), static_cast<long long>(removals),
+              o.out.c_str());
+  if (pruner.costs().size() > 0) {
+    Eigen::Index k = 0;
+    const double min_cost = pruner.costs().minCoeff(&k);
+    std::printf("smallest removal cost %.4f +- %.4f (unit %lld)\n", min_cost, pruner.cost_std_errs()[k],
+                static_cast<long long>(k));
+  }
+  if (pruner.tracks_log_z())
+    std::printf("tracked log Z %.4f +- %.4f; test log-likelihood %.4f\n", pruner.log_z(), pruner.log_z_std_dev(),
+                rbm.mean_log_likelihood(d.test.x, pruner.log_z()));
+  if (exact_kl) std::printf("exact KL %.6f\n", kl_divergence_exact(rbm, d.train.x));
+  return 0;
+}
+
+void add_prune_command(CommandLine& cli) {
+  auto o = std::make_shared<PruneOptions>();
+  auto* cmd = cli.add_command("prune", "remove hidden units of a trained RBM while the fit holds (CSV + SVG plot)",
+                              [o](const GlobalOptions& g) { return run_prune(*o, g.quiet); });
+  PrunerConfig& p = o->pruner;
+  cmd->add_option("model", o->model, "model file to prune")->required();
+  cmd->add_option("--data", o->data, "default | fashion | bas:N | path to an IDX image file")->capture_default_str();
+  cmd->add_option("--limit", o->limit, "use at most this many rows of each split");
+  cmd->add_option("-o,--out", o->out, "pruned model file (rewritten at every CSV row)")->capture_default_str();
+  cmd->add_option("--steps", o->steps, "pruning steps")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--batch", o->batch, "mini-batch size (rows drawn with replacement)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--every", o->every, "a CSV row every this many steps, and at every removal (default: steps/200)");
+  cmd->add_option("--rate", p.rate, "ν: step of the parameter update between removals")->capture_default_str();
+  cmd->add_option("--criterion", p.criterion, "m: unit k goes when C_k + m σ_k <= 0 (3 on BAS, 1 on large models)")
+      ->capture_default_str();
+  cmd->add_option("--rule", o->rule, "update rule: noise-aware | naive")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"noise-aware", "naive"}));
+  cmd->add_option("--cost", o->cost, "removal cost: exact (log p(h_k = 0)) | first-order (-p(h_k = 1), a bound)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"exact", "first-order"}));
+  cmd->add_option("--gibbs", p.gibbs_steps, "Gibbs sweeps of the persistent chains per step")->capture_default_str();
+  cmd->add_option("--chains", p.chains, "chains per temperature (those at β = 1 are the model samples)")
+      ->capture_default_str();
+  cmd->add_option("--temperatures", p.n_temperatures,
+                  "PT ladder whose chains feed the log Z tracker; 1 = plain chains, no tracking")
+      ->capture_default_str();
+  cmd->add_flag("--full-energy", o->full_energy, "temper the full energy (default: the interaction only)");
+  cmd->add_option("--tempered-steps", p.tempered_steps, "levels of the tempered transition after a removal")
+      ->capture_default_str();
+  cmd->add_option("--tempered-beta-min", p.tempered_beta_min, "its lowest β, as a fraction of each rung's")
+      ->capture_default_str();
+  cmd->add_flag("--double", o->double_precision, "double-precision sampling kernels (default: float)");
+  cmd->add_option("--tracker-sigma-b2", o->tracker.sigma_b2_factor,
+                  "log Z tracker: bias drift variance per update, times ν")
+      ->capture_default_str();
+  cmd->add_option("--kl", o->kl, "exact KL at each row: auto (smaller layer <= 20 units) | exact | none")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "exact", "none"}));
+  cmd->add_option("--csv", o->csv,
+                  "CSV: step, N, units removed, smallest cost and its σ, tracked log Z and sd, test log-likelihood "
+                  "and sd, exact KL");
+  cmd->add_option("--plot", o->plot, "SVG: N, exact KL or tracked test log-likelihood, smallest cost ± σ");
+  cmd->add_option("--seed", o->seed, "seed of everything random")->capture_default_str();
+}
+
+}  // namespace
+
+void add_prune_commands(CommandLine& cli) { add_prune_command(cli); }
+
+}  // namespace zeta::cli

@@ -1,0 +1,189 @@
+// Removing hidden units of a trained RBM without raising the KL divergence (Saito & Kato, "Decreasing the Size of
+// the Restricted Boltzmann Machine", Neural Computation 31(4), 2019).
+//
+// With q the data distribution, D = KL(q ‖ p) and x_k(v) = c_k + W_{:,k}ᵀv, deleting hidden unit k turns p(v) into
+// p(v) p(h_k = 0 | v) / p(h_k = 0), so the change of D is exactly
+//   C_k = E_q[softplus(x_k(v))] + log p(h_k = 0),   p(h_k = 0) = E_{p(v)}[σ(−x_k(v))],
+// the removal cost: C_k ≤ 0 means unit k can go without D rising. The first term is a data average, the second the
+// log of a model average (chain samples, Rao-Blackwellised over h_k). The procedure (Pruner) removes the units
+// whose sampled cost is below zero by m standard errors and otherwise moves the parameters so that the cheapest
+// unit's cost and D both fall to first order; the partition function is tracked throughout (deleting unit k
+// multiplies Z by p(h_k = 0)).
+//
+// Gradients, with ⟨·⟩_0 the model expectation restricted to h_k = 0 (p(v, h | h_k = 0)) and φ the sufficient
+// statistics (v hᵀ, v, h):
+//   ∂D/∂θ   = ⟨φ⟩_model − E_q[φ]                      (the negative log-likelihood gradient)
+//   ∂C_k/∂θ = ⟨φ⟩_0 − ⟨φ⟩_model + E_q[σ(x_k) (v, 1)] on column k of W and entry k of c.
+// Every h is Rao-Blackwellised: E[h_j | v] = σ(x_j(v)), and under h_k = 0 a sample v weighs σ(−x_k(v)) / p(h_k = 0).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "zeta/base/progress.hpp"
+#include "zeta/rbm/model.hpp"
+#include "zeta/rbm/tempered_transition.hpp"
+#include "zeta/rbm/tracker.hpp"
+
+namespace zeta {
+
+// How the model term log p(h_k = 0) = log(1 − a_k), a_k = p(h_k = 1), enters the cost.
+enum class RemovalCostForm {
+  kExactLog = 0,    // log(1 − a_k): C_k is the exact change of D
+  kFirstOrder = 1,  // −a_k (the paper's first-order variant): an upper bound on C_k, loose when a_k is not small
+};
+
+// The parameter update between removals: Δθ_i = −ν z_i ∂D/∂θ_i with a per-coordinate factor z_i ∈ [0, 1].
+enum class PruneRule {
+  // z_i = P(∂D/∂θ_i and ∂C_k*/∂θ_i agree in sign) when each true derivative is normal around its estimate with the
+  // estimate's standard error: z = Φ(t_D) Φ(t_C) + Φ(−t_D) Φ(−t_C), t = estimate / standard error. The naive
+  // rule applied to the true gradients would move coordinate i exactly when the signs agree; z_i ∂D/∂θ_i is that
+  // move's expectation given the estimates, so sampling noise moves coordinates by how sure the step is. A 0/0
+  // t (estimate and standard error both zero) counts as agreement, z_i = 1 (the paper's footnote 4).
+  kNoiseAware = 0,
+  kNaive = 1,  // z_i = 1 where the estimates agree in sign (or one is zero), else 0
+};
+
+// D = KL(q̂ ‖ p) of the empirical distribution q̂ of data's rows (duplicates count) under the model, exactly
+// (log Z by enumeration; see log_z_exact for the size limit).
+double kl_divergence_exact(const Rbm& rbm, const MatrixD& data);
+
+// C_k for every hidden unit against the empirical distribution of data's rows, with p(h_k = 0) = Z_{−k} / Z by
+// enumeration (Z_{−k}: the model without unit k; with a single hidden unit, the model with none). Throws
+// Error(kUnsupported) when the model is too large to enumerate (both layers above kMaxExactUnits units).
+VectorD removal_costs_exact(const Rbm& rbm, const MatrixD& data);
+
+// Sampled removal costs with standard errors: the data term from the rows of data, p(h_k = 0) from model_samples
+// (visible states drawn from p, e.g. chains at β = 1). std_err² = Var_data(softplus(x_k)) / n_data + the
+// delta-method variance of the log of the model mean, Var(σ(−x_k)) / (n_model · p̂²) (for kFirstOrder: the
+// variance of the mean of σ(x_k)). The log of a mean is biased low by about half that variance; it is added back.
+struct RemovalCostEstimate {
+  VectorD cost;
+  VectorD std_err;
+};
+RemovalCostEstimate estimate_removal_costs(const Rbm& rbm, const MatrixD& data, const MatrixD& model_samples,
+                                           RemovalCostForm form = RemovalCostForm::kExactLog);
+
+// A gradient with respect to the RBM's parameters.
+struct RbmGradient {
+  MatrixD W;
+  VectorD b;
+  VectorD c;
+};
+
+// ∂D/∂θ and ∂C_k/∂θ with the model expectations taken under the exact p(v) (enumerating the 2^n_visible visible
+// states, n_visible ≤ 24): the formulas above evaluated by the same code that evaluates them on chain samples.
+RbmGradient kl_gradient_exact(const Rbm& rbm, const MatrixD& data);
+RbmGradient removal_cost_gradient_exact(const Rbm& rbm, const MatrixD& data, int k);
+
+// The sampled gradients the pruner's update uses, with the standard errors the noise-aware rule takes: data
+// averages over the rows of data, model averages over model_samples (visible states drawn from p). Each standard
+// error is the data part's (sample variance / n_data) plus the model part's: sample variance / n_model for ∂D and
+// for column k of ∂C_k; the delta-method variance of the ratio estimator mean(σ(−x_k) φ) / mean(σ(−x_k)) − mean(φ)
+// for the rest of ∂C_k. The two gradients' errors are correlated (the same samples); the rule treats them as
+// independent.
+struct RemovalGradientEstimate {
+  RbmGradient kl, cost;
+  RbmGradient kl_std_err, cost_std_err;
+};
+RemovalGradientEstimate estimate_removal_gradients(const Rbm& rbm, const MatrixD& data, const MatrixD& model_samples,
+                                                   int k);
+
+struct PrunerConfig {
+  double rate = 1e-2;      // ν: the step of the parameter update
+  double criterion = 3.0;  // m: unit k goes when Ĉ_k + m σ_k ≤ 0 (the paper: 3 on Bars-and-Stripes, 1 on MNIST)
+  PruneRule rule = PruneRule::kNoiseAware;
+  RemovalCostForm cost_form = RemovalCostForm::kExactLog;
+  int gibbs_steps = 5;  // Gibbs sweeps of the persistent chains per step (the paper: PCD-5 and PCD-1)
+  int chains = 1000;    // chains per temperature; those at β = 1 are the model samples (one per batch row)
+  // Tempered transition applied to the chains of every rung after a removal: its levels run from the rung's β
+  // down to β·tempered_beta_min in tempered_steps steps and back (the paper: 100 steps to 0.9).
+  int tempered_steps = 100;
+  double tempered_beta_min = 0.9;
+  // Parallel tempering ladder (evenly spaced, 1 … 0) whose chains feed the log Z tracker; its β = 1 chains are the
+  // model samples. 1 = a single rung: plain persistent chains as in the paper, and no tracking.
+  int n_temperatures = 10;
+  Tempering tempering = Tempering::kInteraction;  // the ladder's and the tempered transitions' family
+  // float sampling kernels (as the trainer's default; 2.5× the steps per second at 9×30 with the default ladder);
+  // the costs, gradients and the tracker's observations are formed in double either way.
+  bool single_precision = true;
+  std::uint64_t seed = 0;
+};
+
+// What the last step did.
+struct PrunerStepInfo {
+  int removed = 0;                       // units removed (0: the parameters were updated instead)
+  std::vector<int> removed_units;        // index of each at the time it was removed, in removal order
+  std::vector<double> removed_costs;     // Ĉ_k of each when it was removed
+  std::vector<double> removed_std_errs;  // and its standard error
+  std::vector<double> log_p_off;         // the estimated log p(h_k = 0) at β = 1 of each (the shift of log Z)
+  int target = -1;                       // k* = argmin Ĉ_k of the update (−1 after removals)
+  double mean_factor = 0.0;              // mean of the update's z_i over all parameters
+  double tempered_acceptance = 0.0;      // of the tempered transitions after the removals (all rungs)
+};
+
+// The removal procedure on a borrowed RBM. Each step sweeps the chains, estimates every Ĉ_k with its standard
+// error from the batch and the β = 1 chains, and then either
+//   - removes units: while some unit passes Ĉ_k + m σ_k ≤ 0 (and at least two are left), the one of them with the
+//     smallest Ĉ_k goes, log Z at every rung shifts by its estimated log q_β(h_k = 0), the chains of every rung get
+//     a tempered transition under the new model and the costs are estimated afresh from them; or
+//   - updates the parameters by the rule for k* = argmin Ĉ_k, the tracker following across the update.
+// Between steps the RBM may be read freely. If it is changed otherwise (its revision moves), the chains are kept,
+// the sampler adapts to a new hidden-layer size, and the tracker restarts from the known β = 0 end.
+class Pruner {
+ public:
+  // rbm must outlive the pruner; needs n_hidden ≥ 1. tracker_config is used when n_temperatures ≥ 2.
+  Pruner(Rbm& rbm, const PrunerConfig& config, const TrackerConfig& tracker_config = {});
+  ~Pruner();
+  Pruner(const Pruner&) = delete;
+  Pruner& operator=(const Pruner&) = delete;
+
+  // One step on a mini-batch of binary rows; returns the number of units removed.
+  int step(const MatrixD& batch);
+  // `steps` steps on consecutive mini-batches of batch_size rows of data, wrapping around at the end. progress (may
+  // be empty) is called after every step with stage "pruning", done = steps of this call so far, total = steps,
+  // value = the number of hidden units; returning false stops with Error(kCancelled), the finished steps kept.
+  void run(const MatrixD& data, int batch_size, std::int64_t steps, const ProgressCallback& progress = nullptr);
+
+  // Ĉ_k and standard errors of the current hidden units from the last step (empty before the first step).
+  const VectorD& costs() const { return costs_; }
+  const VectorD& cost_std_errs() const { return cost_std_errs_; }
+  const PrunerStepInfo& last_step() const { return last_; }
+  std::int64_t steps() const { return steps_; }
+  std::int64_t removals() const { return removals_; }
+
+  // Tracked log Z (β = 1) of the current model: needs n_temperatures ≥ 2, else Error(kUnsupported). Before the
+  // first step: the closed-form guess for W = 0, with sd +inf.
+  bool tracks_log_z() const { return tracker_ != nullptr; }
+  double log_z() const;
+  double log_z_std_dev() const;
+  const LogZTracker& tracker() const;
+
+  // The chains of every rung stacked (rung i in rows [iN, (i+1)N), 0 = β 1), 0/1 values; for checkpoints: a new
+  // pruner on the saved model given these chains resumes the sampling where it stopped (its tracker starts afresh).
+  MatrixD chains() const;
+  void set_chains(const MatrixD& chains);
+
+  const PrunerConfig& config() const { return config_; }
+  const Rbm& rbm() const { return rbm_; }
+  std::vector<double> betas() const;
+
+ private:
+  class Engine;
+  template <class S>
+  class EngineImpl;
+  void restart_tracker();
+
+  Rbm& rbm_;
+  PrunerConfig config_;
+  TrackerConfig tracker_config_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<LogZTracker> tracker_;
+  std::int64_t steps_ = 0;
+  std::int64_t removals_ = 0;
+  VectorD costs_, cost_std_errs_;
+  PrunerStepInfo last_;
+};
+
+}  // namespace zeta

@@ -1,0 +1,629 @@
+#include "zeta/rbm/removal.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "zeta/base/error.hpp"
+#include "zeta/rbm/estimators.hpp"
+#include "zeta/rbm/tempering.hpp"
+
+namespace zeta {
+namespace {
+
+double normal_cdf(double t) { return 0.5 * std::erfc(-t / std::sqrt(2.0)); }
+
+// Unbiased variance of the mean of n values with the given mean and mean square (0 for a single value).
+double variance_of_mean(double mean, double mean_square, double n) {
+  return n > 1.0 ? std::max(mean_square - mean * mean, 0.0) / (n - 1.0) : 0.0;
+}
+
+MatrixD preactivations(const Rbm& rbm, const MatrixD& v) {
+  MatrixD a = v * rbm.W;
+  a.rowwise() += rbm.c.transpose();
+  return a;
+}
+
+void check_rows(const Rbm& rbm, const MatrixD& rows, const char* what) {
+  require(rows.rows() > 0, std::string(what) + " needs at least one row");
+  require(rows.cols() == rbm.n_visible(), std::string(what) + " has " + std::to_string(rows.cols()) +
+                                              " columns, the model has " + std::to_string(rbm.n_visible()) +
+                                              " visible units");
+  require(rows.allFinite(), std::string(what) + " contains a non-finite value");
+}
+
+// Ĉ_k and its variance for every unit from the data rows' pre-activations and the model samples' (both n × n_h).
+// Whole matrices at a time: the transcendental functions vectorise over contiguous memory, not down a column.
+RemovalCostEstimate cost_statistics(const MatrixD& data_pre, const MatrixD& model_pre, RemovalCostForm form) {
+  using RowArray = Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;  // as the inputs
+  const auto n_data = static_cast<double>(data_pre.rows());
+  const auto n_model = static_cast<double>(model_pre.rows());
+  const RowArray softplus_data = softplus_array(data_pre.array());
+  const Eigen::ArrayXd data_mean = softplus_data.colwise().mean().transpose();
+  const Eigen::ArrayXd data_square = softplus_data.square().colwise().mean().transpose();
+  Eigen::ArrayXd model_term(data_pre.cols()), model_variance(data_pre.cols());
+  if (form == RemovalCostForm::kExactLog) {
+    // log σ(−x) = −softplus(x): the log of the mean of σ(−x_k) and its delta-method variance Var(w) / (N w̄²), from
+    // w scaled by the largest value (as log_mean_exp), stable however rarely the unit is off.
+    const RowArray log_off = -softplus_array(model_pre.array());
+    const Eigen::RowVectorXd shift = log_off.colwise().maxCoeff().matrix();
+    const RowArray w = (log_off.rowwise() - shift.array()).exp();
+    const Eigen::ArrayXd mean = w.colwise().mean().transpose();
+    const Eigen::ArrayXd squares = (w.rowwise() - mean.transpose()).square().colwise().sum().transpose();
+    model_variance = n_model > 1.0 ? Eigen::ArrayXd(squares / (n_model - 1.0) / (n_model * mean.square()))
+                                   : Eigen::ArrayXd(Eigen::ArrayXd::Zero(mean.size()));
+    model_term = shift.transpose().array() + mean.log() + 0.5 * model_variance;
+  } else {
+    const RowArray on = model_pre.array().logistic();
+    const Eigen::ArrayXd mean = on.colwise().mean().transpose();
+    const Eigen::ArrayXd square = on.square().colwise().mean().transpose();
+    model_term = -mean;
+    for (Eigen::Index k = 0; k < mean.size(); ++k) model_variance[k] = variance_of_mean(mean[k], square[k], n_model);
+  }
+  RemovalCostEstimate out;
+  out.cost = (data_mean + model_term).matrix();
+  out.std_err.resize(data_pre.cols());
+  for (Eigen::Index k = 0; k < data_pre.cols(); ++k)
+    out.std_err[k] = std::sqrt(variance_of_mean(data_mean[k], data_square[k], n_data) + model_variance[k]);
+  return out;
+}
+
+// ∂D/∂θ and ∂C_k/∂θ, optionally with the variances of their estimates, from data rows X (equal weights) with their
+// hidden probabilities P = σ(X W + c), and model states V with probabilities Q = σ(V W + c) and weights ω summing to
+// one (1/N for N samples; p(v) when V enumerates the visible layer).
+struct GradientStatistics {
+  RbmGradient kl, cost;
+  RbmGradient kl_variance, cost_variance;  // filled when asked for (equal model weights only)
+};
+
+GradientStatistics gradient_statistics(const MatrixD& X, const MatrixD& P, const MatrixD& V, const MatrixD& Q,
+                                       const VectorD& omega, int k, bool variances) {
+  const Eigen::Index n_v = X.cols(), n_h = P.cols();
+  const auto n_data = static_cast<double>(X.rows());
+  const auto n_model = static_cast<double>(V.rows());
+  // Under h_k = 0 a model state weighs ω σ(−x_k) / p(h_k = 0) = ω r, and h_k itself is 0.
+  const VectorD off = (1.0 - Q.col(k).array()).matrix();
+  const double p_off = omega.dot(off);
+  require(p_off > 0.0, "p(h_k = 0) is zero in every model sample: the cost gradient is undefined", ErrorCode::kNumeric);
+  const VectorD r = off / p_off;
+  const VectorD rm1 = (r.array() - 1.0).matrix();
+
+  // Model statistics: means of φ = (v σᵀ, v, σ) and, for the variances, of φ² (chain states are 0/1: v² = v).
+  const int blocks = variances ? 5 : 2;
+  MatrixD weighted(V.rows(), blocks * n_h);
+  weighted.middleCols(0, n_h) = omega.asDiagonal() * Q;                                     // mean φ
+  weighted.middleCols(n_h, n_h) = (omega.array() * rm1.array()).matrix().asDiagonal() * Q;  // mean (r−1) φ
+  if (variances) {
+    const MatrixD Q2 = Q.array().square().matrix();
+    weighted.middleCols(2 * n_h, n_h) = omega.asDiagonal() * Q2;                                            // mean φ²
+    weighted.middleCols(3 * n_h, n_h) = (omega.array() * rm1.array().square()).matrix().asDiagonal() * Q2;  // (r−1)²φ²
+    weighted.middleCols(4 * n_h, n_h) = (omega.array() * r.array() * rm1.array()).matrix().asDiagonal() * Q;  // r(r−1)φ
+  }
+  const MatrixD model_w = V.transpose() * weighted;             // n_v × blocks·n_h: the W statistics
+  const Eigen::RowVectorXd model_c = weighted.colwise().sum();  // the c statistics (v replaced by 1)
+  const VectorD v_mean = V.transpose() * omega;
+  const VectorD v_rm1 = V.transpose() * (omega.array() * rm1.array()).matrix();
+
+  const MatrixD data_w = X.transpose() * P / n_data;
+  const VectorD x_mean = X.colwise().mean().transpose();
+  const VectorD p_mean = P.colwise().mean().transpose();
+
+  GradientStatistics out;
+  out.kl.W = model_w.middleCols(0, n_h) - data_w;
+  out.kl.b = v_mean - x_mean;
+  out.kl.c = model_c.segment(0, n_h).transpose() - p_mean;
+
+  out.cost.W = model_w.middleCols(n_h, n_h);
+  out.cost.W.col(k) = -model_w.col(k) + X.transpose() * P.col(k) / n_data;
+  out.cost.b = v_rm1;
+  out.cost.c = model_c.segment(n_h, n_h).transpose();
+  out.cost.c[k] = -model_c[k] + p_mean[k];
+  if (!variances) return out;
+
+  // ∂D: model variance of each mean plus data variance.
+  const MatrixD X2 = X.array().square().matrix();
+  const MatrixD data_w2 = X2.transpose() * P.array().square().matrix() / n_data;
+  const VectorD x2_mean = X2.colwise().mean().transpose();
+  const VectorD p2_mean = P.array().square().colwise().mean().transpose();
+  const auto model_var = [&](double mean, double mean_square) { return variance_of_mean(mean, mean_square, n_model); };
+  const auto data_var = [&](double mean, double mean_square) { return variance_of_mean(mean, mean_square, n_data); };
+  out.kl_variance.W.resize(n_v, n_h);
+  out.kl_variance.b.resize(n_v);
+  out.kl_variance.c.resize(n_h);
+  for (Eigen::Index j = 0; j < n_h; ++j)
+    for (Eigen::Index i = 0; i < n_v; ++i)
+      out.kl_variance.W(i, j) = model_var(model_w(i, j), model_w(i, 2 * n_h + j)) +
+                                data_var(data_w(i, j), data_w2(i, j));
+  for (Eigen::Index i = 0; i < n_v; ++i)
+    out.kl_variance.b[i] = model_var(v_mean[i], v_mean[i]) + data_var(x_mean[i], x2_mean[i]);
+  for (Eigen::Index j = 0; j < n_h; ++j)
+    out.kl_variance.c[j] = model_var(model_c[j], model_c[2 * n_h + j]) + data_var(p_mean[j], p2_mean[j]);
+
+  // ∂C_k: the restricted mean is a ratio of means, mean(s φ) / mean(s) − mean(φ) with s = σ(−x_k); its delta-method
+  // variance is mean(ψ²)/(N − 1) with the influence ψ_n = r_n (φ_n − ḡ₀) − (φ_n − φ̄), ḡ₀ = mean(r φ). Expanded in
+  // the means of (r−1)²φ², r(r−1)φ and (r−1)φ, all from the products above.
+  const double r2_mean = omega.dot(r.cwiseProduct(r));
+  const auto restricted_var = [&](double phi_mean, double rm1_phi, double rm1_sq_phi_sq, double r_rm1_phi) {
+    const double g0 = rm1_phi + phi_mean;
+    const double mean_psi2 = rm1_sq_phi_sq + g0 * g0 * r2_mean + phi_mean * phi_mean - 2.0 * g0 * r_rm1_phi +
+                             2.0 * phi_mean * rm1_phi - 2.0 * g0 * phi_mean;
+    return n_model > 1.0 ? std::max(mean_psi2, 0.0) / (n_model - 1.0) : 0.0;
+  };
+  out.cost_variance.W.resize(n_v, n_h);
+  out.cost_variance.b.resize(n_v);
+  out.cost_variance.c.resize(n_h);
+  for (Eigen::Index j = 0; j < n_h; ++j) {
+    for (Eigen::Index i = 0; i < n_v; ++i) {
+      if (j == k)  // −mean φ + data mean: h_k is 0 under the restriction
+        out.cost_variance.W(i, j) = out.kl_variance.W(i, j);
+      else
+        out.cost_variance.W(i, j) = restricted_var(model_w(i, j), model_w(i, n_h + j), model_w(i, 3 * n_h + j),
+                                                   model_w(i, 4 * n_h + j));
+    }
+  }
+  const VectorD v_rm1_sq = V.transpose() * (omega.array() * rm1.array().square()).matrix();
+  const VectorD v_r_rm1 = V.transpose() * (omega.array() * r.array() * rm1.array()).matrix();
+  for (Eigen::Index i = 0; i < n_v; ++i)
+    out.cost_variance.b[i] = restricted_var(v_mean[i], v_rm1[i], v_rm1_sq[i], v_r_rm1[i]);
+  for (Eigen::Index j = 0; j < n_h; ++j)
+    out.cost_variance.c[j] = j == k ? out.kl_variance.c[j]
+                                    : restricted_var(model_c[j], model_c[n_h + j], model_c[3 * n_h + j],
+                                                     model_c[4 * n_h + j]);
+  return out;
+}
+
+// All 2^n visible states (row s: bit i of s in column i) with their exact probabilities.
+struct Enumeration {
+  MatrixD v;
+  VectorD p;
+};
+Enumeration enumerate_visible(const Rbm& rbm) {
+  Enumeration out;
+  out.p = exact_visible_distribution(rbm);
+  const int nv = rbm.n_visible();
+  out.v.resize(out.p.size(), nv);
+  for (Eigen::Index s = 0; s < out.v.rows(); ++s)
+    for (int i = 0; i < nv; ++i) out.v(s, i) = static_cast<double>((s >> i) & 1);
+  return out;
+}
+
+GradientStatistics exact_gradients(const Rbm& rbm, const MatrixD& data, int k) {
+  rbm.validate();
+  check_rows(rbm, data, "data");
+  require(k >= 0 && k < rbm.n_hidden(), "hidden unit " + std::to_string(k) + " out of range");
+  const Enumeration e = enumerate_visible(rbm);
+  const MatrixD P = preactivations(rbm, data).array().logistic().matrix();
+  const MatrixD Q = preactivations(rbm, e.v).array().logistic().matrix();
+  return gradient_statistics(data, P, e.v, Q, e.p, k, false);
+}
+
+}  // namespace
+
+double kl_divergence_exact(const Rbm& rbm, const MatrixD& data) {
+  rbm.validate();
+  check_rows(rbm, data, "data");
+  // −H(q̂) from the multiplicities of the distinct rows.
+  std::map<std::vector<double>, double> counts;
+  for (Eigen::Index r = 0; r < data.rows(); ++r)
+    counts[std::vector<double>(data.row(r).data(), data.row(r).data() + data.cols())] += 1.0;
+  const auto n = static_cast<double>(data.rows());
+  double neg_entropy = 0.0;
+  for (const auto& entry : counts) neg_entropy += entry.second / n * std::log(entry.second / n);
+  return neg_entropy - rbm.mean_log_likelihood(data, log_z_exact(rbm));
+}
+
+VectorD removal_costs_exact(const Rbm& rbm, const MatrixD& data) {
+  rbm.validate();
+  check_rows(rbm, data, "data");
+  require(std::min(rbm.n_visible(), rbm.n_hidden()) <= kMaxExactUnits,
+          "exact removal costs enumerate a layer of at most " + std::to_string(kMaxExactUnits) + " units",
+          ErrorCode::kUnsupported);
+  const double log_z = log_z_exact(rbm);
+  const MatrixD data_pre = preactivations(rbm, data);
+  VectorD costs(rbm.n_hidden());
+  for (int k = 0; k < rbm.n_hidden(); ++k) {
+    double log_z_without = 0.0;
+    if (rbm.n_hidden() == 1) {  // no hidden layer left: Z = Π_i (1 + e^{b_i})
+      log_z_without = softplus_array(rbm.b.array()).sum();
+    } else {
+      Rbm without = rbm;
+      without.remove_hidden(k);
+      log_z_without = log_z_exact(without);
+    }
+    costs[k] = softplus_array(data_pre.col(k).array()).mean() + log_z_without - log_z;
+  }
+  return costs;
+}
+
+RemovalCostEstimate estimate_removal_costs(const Rbm& rbm, const MatrixD& data, const MatrixD& model_samples,
+                                           RemovalCostForm form) {
+  rbm.validate();
+  check_rows(rbm, data, "data");
+  check_rows(rbm, model_samples, "model_samples");
+  return cost_statistics(preactivations(rbm, data), preactivations(rbm, model_samples), form);
+}
+
+RemovalGradientEstimate estimate_removal_gradients(const Rbm& rbm, const MatrixD& data, const MatrixD& model_samples,
+                                                   int k) {
+  rbm.validate();
+  check_rows(rbm, data, "data");
+  check_rows(rbm, model_samples, "model_samples");
+  require(k >= 0 && k < rbm.n_hidden(), "hidden unit " + std::to_string(k) + " out of range");
+  const MatrixD P = preactivations(rbm, data).array().logistic().matrix();
+  const MatrixD Q = preactivations(rbm, model_samples).array().logistic().matrix();
+  const VectorD omega = VectorD::Constant(model_samples.rows(), 1.0 / static_cast<double>(model_samples.rows()));
+  const GradientStatistics g = gradient_statistics(data, P, model_samples, Q, omega, k, true);
+  const auto root = [](const RbmGradient& variance) {
+    return RbmGradient{variance.W.cwiseSqrt(), variance.b.cwiseSqrt(), variance.c.cwiseSqrt()};
+  };
+  return {g.kl, g.cost, root(g.kl_variance), root(g.cost_variance)};
+}
+
+RbmGradient kl_gradient_exact(const Rbm& rbm, const MatrixD& data) { return exact_gradients(rbm, data, 0).kl; }
+
+RbmGradient removal_cost_gradient_exact(const Rbm& rbm, const MatrixD& data, int k) {
+  return exact_gradients(rbm, data, k).cost;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The pruner.
+
+namespace {
+
+// The bridge observations of the ladder at its current state, as SmlTrainer records them for the tracker.
+template <class S>
+void record_bridge(const TemperedSampler<S>& sampler, StepObservations& obs) {
+  const int M = sampler.n_temperatures();
+  obs.betas = sampler.betas();
+  const auto pairs = static_cast<std::size_t>(M - 1);
+  obs.lower_at_own.resize(pairs);
+  obs.lower_at_next.resize(pairs);
+  obs.upper_at_lower.resize(pairs);
+  obs.upper_at_own.resize(pairs);
+  const VectorD& own = sampler.own_log_q();
+  const Eigen::Index n = sampler.chains_per_temperature();
+  for (int i = 0; i + 1 < M; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    obs.lower_at_own[k] = own.segment(i * n, n);
+    sampler.neighbour_log_q(i, obs.lower_at_next[k], obs.upper_at_lower[k]);
+    obs.upper_at_own[k] = own.segment((i + 1) * n, n);
+  }
+}
+
+// z_i of the noise-aware rule from the two estimates and their variances (see PruneRule::kNoiseAware).
+double agreement_probability(double kl, double kl_variance, double cost, double cost_variance) {
+  const double t_kl = kl / std::sqrt(kl_variance);
+  const double t_cost = cost / std::sqrt(cost_variance);
+  if (std::isnan(t_kl) || std::isnan(t_cost)) return 1.0;
+  return normal_cdf(t_kl) * normal_cdf(t_cost) + normal_cdf(-t_kl) * normal_cdf(-t_cost);
+}
+
+}  // namespace
+
+class Pruner::Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual int step(const MatrixD& batch) = 0;
+  virtual MatrixD chains() const = 0;
+  virtual void set_chains(const MatrixD& chains) = 0;
+  virtual std::vector<double> betas() const = 0;
+};
+
+template <class S>
+class Pruner::EngineImpl final : public Pruner::Engine {
+ public:
+  explicit EngineImpl(Pruner& owner)
+      : owner_(owner),
+        tempered_({owner.config_.tempered_steps, owner.config_.tempered_beta_min, owner.config_.tempering}),
+        rng_(owner.config_.seed) {
+    const PrunerConfig& cfg = owner.config_;
+    const Rbm& rbm = owner.rbm_;
+    tempering_.betas = linear_ladder(cfg.n_temperatures);
+    tempering_.chains_per_temperature = cfg.chains;
+    tempering_.mode = cfg.tempering;
+    sampler_ = std::make_unique<TemperedSampler<S>>(rbm.n_visible(), rbm.n_hidden(), tempering_);
+    params_.sync(rbm);
+    synced_revision_ = rbm.revision;
+    const VectorD start = rbm.base_rates.size() == rbm.n_visible() ? rbm.base_rates
+                                                                   : VectorD(rbm.b.array().logistic().matrix());
+    sampler_->init_chains(start, rng_);
+  }
+
+  MatrixD chains() const override { return sampler_->chains().template cast<double>(); }
+  void set_chains(const MatrixD& chains) override { sampler_->set_chains(chains.cast<S>()); }
+  std::vector<double> betas() const override { return sampler_->betas(); }
+
+  int step(const MatrixD& batch) override {
+    Pruner& o = owner_;
+    Rbm& rbm = o.rbm_;
+    const PrunerConfig& cfg = o.config_;
+    follow_outside_changes();
+    sampler_->sweep(params_, cfg.gibbs_steps, rng_);
+    LogZTracker* tracker = o.tracker_.get();
+    StepObservations obs;
+    obs.step = o.steps_;
+    if (tracker != nullptr) record_bridge(*sampler_, obs);
+
+    PrunerStepInfo info;
+    MatrixD data_pre = preactivations(rbm, batch);
+    RemovalCostEstimate estimate = model_costs(data_pre);
+    bool bridges_seen = false;
+    std::int64_t tempered_proposed = 0, tempered_accepted = 0;
+    while (rbm.n_hidden() >= 2) {
+      int unit = -1;
+      for (Eigen::Index k = 0; k < estimate.cost.size(); ++k)
+        if (estimate.cost[k] + cfg.criterion * estimate.std_err[k] <= 0.0 &&
+            (unit < 0 || estimate.cost[k] < estimate.cost[unit]))
+          unit = static_cast<int>(k);
+      if (unit < 0) break;
+      // The bridges were sampled under the model before any removal: condition on them first (a filter that has
+      // seen no update yet would take them with an improper bias, so it skips them).
+      if (tracker != nullptr && !bridges_seen && tracker->updates() > 0) tracker->observe_fixed_model(obs);
+      bridges_seen = true;
+      VectorD shift, shift_variance;
+      log_p_off_per_rung(unit, shift, shift_variance);
+      info.removed_units.push_back(unit);
+      info.removed_costs.push_back(estimate.cost[unit]);
+      info.removed_std_errs.push_back(estimate.std_err[unit]);
+      info.log_p_off.push_back(shift[0]);
+
+      // The shifted filter is formed first: should it fail, the model is still whole.
+      std::unique_ptr<LogZTracker> shifted;
+      if (tracker != nullptr) {
+        shifted = std::make_unique<LogZTracker>(*tracker);
+        shifted->shift(shift, shift_variance);
+      }
+      rbm.remove_hidden(unit);
+      if (tracker != nullptr) *tracker = std::move(*shifted);
+      const Eigen::Index after = data_pre.cols() - 1 - unit;
+      data_pre.middleCols(unit, after) = data_pre.rightCols(after).eval();
+      data_pre.conservativeResize(Eigen::NoChange, data_pre.cols() - 1);
+      const TemperedTransitionStats stats = resample_for_new_shape();
+      tempered_proposed += stats.proposed;
+      tempered_accepted += stats.accepted;
+      ++o.removals_;
+      estimate = model_costs(data_pre);
+    }
+    o.costs_ = estimate.cost;
+    o.cost_std_errs_ = estimate.std_err;
+    info.removed = static_cast<int>(info.removed_units.size());
+    if (info.removed > 0) {
+      info.tempered_acceptance = tempered_proposed > 0
+                                     ? static_cast<double>(tempered_accepted) / static_cast<double>(tempered_proposed)
+                                     : 0.0;
+      o.last_ = std::move(info);
+      return o.last_.removed;
+    }
+
+    Eigen::Index target = 0;
+    estimate.cost.minCoeff(&target);
+    info.target = static_cast<int>(target);
+    info.mean_factor = update(batch, data_pre, static_cast<int>(target), tracker, obs);
+    o.last_ = std::move(info);
+    return 0;
+  }
+
+ private:
+  // A change of the model made outside the pruner: new parameters, possibly another number of hidden units.
+  void follow_outside_changes() {
+    Rbm& rbm = owner_.rbm_;
+    if (rbm.revision == synced_revision_) return;
+    rbm.validate();
+    require(rbm.n_visible() == params_.W.rows(), "the model's visible layer changed size under the pruner");
+    if (rbm.n_hidden() != params_.W.cols()) {
+      const Mat<S> kept = sampler_->chains();
+      sampler_ = std::make_unique<TemperedSampler<S>>(rbm.n_visible(), rbm.n_hidden(), tempering_);
+      sampler_->set_chains(kept);
+    }
+    params_.sync(rbm);
+    sampler_->invalidate();
+    synced_revision_ = rbm.revision;
+    owner_.restart_tracker();
+  }
+
+  RemovalCostEstimate model_costs(const MatrixD& data_pre) const {
+    const MatrixD model_pre = sampler_->block_preactivations(0).template cast<double>();
+    return cost_statistics(data_pre, model_pre, owner_.config_.cost_form);
+  }
+
+  // log q_β(h_unit = 0) at every rung from its chains, with the delta-method variance (0 at β = 0, where it is
+  // exactly −log 2).
+  void log_p_off_per_rung(int unit, VectorD& shift, VectorD& variance) const {
+    const int M = sampler_->n_temperatures();
+    shift.resize(M);
+    variance.resize(M);
+    const bool correct = owner_.tracker_config_.correct_log_mean_bias;
+    for (int i = 0; i < M; ++i) {
+      const double beta = sampler_->betas()[static_cast<std::size_t>(i)];
+      const VectorD a = sampler_->block_preactivations(i).col(unit).template cast<double>();
+      const LogMeanExp off = log_mean_exp(VectorD(-softplus_array((beta * a).array()).matrix()));
+      shift[i] = off.log_mean + (correct ? 0.5 * off.variance : 0.0);
+      variance[i] = off.variance;
+    }
+  }
+
+  // After a removal: a sampler for the new shape holding the old chains, each rung's chains given a tempered
+  // transition under the new model.
+  TemperedTransitionStats resample_for_new_shape() {
+    const Rbm& rbm = owner_.rbm_;
+    Mat<S> chains = sampler_->chains();
+    sampler_ = std::make_unique<TemperedSampler<S>>(rbm.n_visible(), rbm.n_hidden(), tempering_);
+    params_.sync(rbm);
+    synced_revision_ = rbm.revision;
+    TemperedTransitionStats total;
+    const Eigen::Index n = tempering_.chains_per_temperature;
+    for (std::size_t i = 0; i < tempering_.betas.size(); ++i) {
+      const double beta = tempering_.betas[i];
+      if (beta <= 0.0) continue;  // q_0 does not depend on W or c
+      Mat<S> block = chains.middleRows(static_cast<Eigen::Index>(i) * n, n);
+      const TemperedTransitionStats stats = tempered_.apply(rbm, block, beta, rng_);
+      chains.middleRows(static_cast<Eigen::Index>(i) * n, n) = block;
+      total.proposed += stats.proposed;
+      total.accepted += stats.accepted;
+    }
+    sampler_->set_chains(chains);
+    sampler_->refresh(params_);
+    return total;
+  }
+
+  // The rule's parameter update for unit `target`; returns the mean factor z.
+  double update(const MatrixD& batch, const MatrixD& data_pre, int target, LogZTracker* tracker,
+                StepObservations& obs) {
+    Rbm& rbm = owner_.rbm_;
+    const PrunerConfig& cfg = owner_.config_;
+    const bool noise_aware = cfg.rule == PruneRule::kNoiseAware;
+    const MatrixD V = sampler_->block_chains(0).template cast<double>();
+    const MatrixD Q = sampler_->block_preactivations(0).template cast<double>().array().logistic().matrix();
+    const MatrixD P = data_pre.array().logistic().matrix();
+    const VectorD omega = VectorD::Constant(V.rows(), 1.0 / static_cast<double>(V.rows()));
+    const GradientStatistics g = gradient_statistics(batch, P, V, Q, omega, target, noise_aware);
+
+    double factor_sum = 0.0;
+    const auto factor = [&](double kl, double kl_var, double cost, double cost_var) {
+      const double z = noise_aware ? agreement_probability(kl, kl_var, cost, cost_var) : (kl * cost >= 0.0 ? 1.0 : 0.0);
+      factor_sum += z;
+      return z;
+    };
+    MatrixD W = rbm.W;
+    VectorD b = rbm.b, c = rbm.c;
+    for (Eigen::Index j = 0; j < W.cols(); ++j)
+      for (Eigen::Index i = 0; i < W.rows(); ++i)
+        W(i, j) -= cfg.rate * g.kl.W(i, j) *
+                   factor(g.kl.W(i, j), noise_aware ? g.kl_variance.W(i, j) : 0.0, g.cost.W(i, j),
+                          noise_aware ? g.cost_variance.W(i, j) : 0.0);
+    for (Eigen::Index i = 0; i < b.size(); ++i)
+      b[i] -= cfg.rate * g.kl.b[i] *
+              factor(g.kl.b[i], noise_aware ? g.kl_variance.b[i] : 0.0, g.cost.b[i],
+                     noise_aware ? g.cost_variance.b[i] : 0.0);
+    for (Eigen::Index j = 0; j < c.size(); ++j)
+      c[j] -= cfg.rate * g.kl.c[j] *
+              factor(g.kl.c[j], noise_aware ? g.kl_variance.c[j] : 0.0, g.cost.c[j],
+                     noise_aware ? g.cost_variance.c[j] : 0.0);
+    if (!W.allFinite() || !b.allFinite() || !c.allFinite())
+      throw Error(ErrorCode::kNumeric, "pruning diverged: a parameter became non-finite (lower the rate)");
+
+    VectorD own_before;
+    if (tracker != nullptr) own_before = sampler_->own_log_q();
+    rbm.W = std::move(W);
+    rbm.b = std::move(b);
+    rbm.c = std::move(c);
+    ++rbm.revision;
+    params_.sync(rbm);
+    synced_revision_ = rbm.revision;
+    sampler_->refresh(params_);
+    if (tracker != nullptr) {
+      const int M = sampler_->n_temperatures();
+      const Eigen::Index n = sampler_->chains_per_temperature();
+      const VectorD& own_after = sampler_->own_log_q();
+      obs.learning_rate = cfg.rate;
+      obs.update_log_weights.resize(static_cast<std::size_t>(M));
+      for (int i = 0; i < M; ++i)
+        obs.update_log_weights[static_cast<std::size_t>(i)] = own_after.segment(i * n, n) -
+                                                              own_before.segment(i * n, n);
+      // The chains' own influence on the step is spread over N = chains samples and masked by z; no
+      // leave-one-out weights (the bias b_t of the filter absorbs what is left).
+      obs.update_log_weights_loo.resize(0);
+      obs.next_betas = sampler_->betas();
+      obs.next_log_z_beta_zero = rbm.log_z_at_beta_zero(sampler_->mode());
+      tracker->observe(obs);
+    }
+    const auto parameters = static_cast<double>(rbm.W.size() + rbm.b.size() + rbm.c.size());
+    return factor_sum / parameters;
+  }
+
+  Pruner& owner_;
+  TemperingConfig tempering_;
+  TemperedTransition<S> tempered_;
+  Rng rng_;
+  ParamMirror<S> params_;
+  std::unique_ptr<TemperedSampler<S>> sampler_;
+  std::uint64_t synced_revision_ = 0;
+};
+
+Pruner::Pruner(Rbm& rbm, const PrunerConfig& config, const TrackerConfig& tracker_config)
+    : rbm_(rbm), config_(config), tracker_config_(tracker_config) {
+  rbm.validate();
+  require(std::isfinite(config.rate) && config.rate > 0.0, "prune rate must be positive");
+  require(std::isfinite(config.criterion) && config.criterion >= 0.0, "prune criterion multiplier must be >= 0");
+  require(config.rule == PruneRule::kNoiseAware || config.rule == PruneRule::kNaive, "unknown prune rule");
+  require(config.cost_form == RemovalCostForm::kExactLog || config.cost_form == RemovalCostForm::kFirstOrder,
+          "unknown removal cost form");
+  require(config.gibbs_steps >= 1, "prune gibbs_steps must be at least 1");
+  require(config.chains >= 2, "pruning needs at least 2 chains (for standard errors)");
+  require(config.n_temperatures >= 1, "n_temperatures must be at least 1");
+  require(config.tempering == Tempering::kInteraction || config.tempering == Tempering::kFullEnergy,
+          "unknown tempering family");
+  if (config.single_precision)
+    engine_ = std::make_unique<EngineImpl<float>>(*this);
+  else
+    engine_ = std::make_unique<EngineImpl<double>>(*this);
+  if (config.n_temperatures >= 2) restart_tracker();
+}
+
+Pruner::~Pruner() = default;
+
+void Pruner::restart_tracker() {
+  if (config_.n_temperatures < 2) return;
+  const std::vector<double> ladder = engine_->betas();
+  tracker_ = std::make_unique<LogZTracker>(ladder, rbm_.log_z_at_beta_zero(config_.tempering),
+                                           log_z_without_interactions(rbm_, ladder, config_.tempering),
+                                           tracker_config_);
+}
+
+int Pruner::step(const MatrixD& batch) {
+  check_rows(rbm_, batch, "a pruning batch");
+  const int removed = engine_->step(batch);
+  ++steps_;
+  return removed;
+}
+
+void Pruner::run(const MatrixD& data, int batch_size, std::int64_t steps, const ProgressCallback& progress) {
+  check_rows(rbm_, data, "data");
+  require(batch_size >= 1, "batch_size must be at least 1");
+  require(steps >= 0, "steps must be >= 0");
+  MatrixD batch(batch_size, data.cols());
+  Eigen::Index next = 0;
+  for (std::int64_t s = 0; s < steps; ++s) {
+    for (Eigen::Index r = 0; r < batch_size; ++r) {
+      batch.row(r) = data.row(next);
+      next = next + 1 == data.rows() ? 0 : next + 1;
+    }
+    step(batch);
+    if (progress) {
+      Progress p;
+      p.stage = "pruning";
+      p.done = s + 1;
+      p.total = steps;
+      p.value = rbm_.n_hidden();
+      if (!progress(p))
+        throw Error(ErrorCode::kCancelled, "pruning cancelled by the progress callback after " + std::to_string(s + 1) +
+                                               " of " + std::to_string(steps) + " steps");
+    }
+  }
+}
+
+double Pruner::log_z() const { return tracker().mean(0); }
+double Pruner::log_z_std_dev() const { return tracker().std_dev(0); }
+
+const LogZTracker& Pruner::tracker() const {
+  require(tracker_ != nullptr, "log Z tracking needs n_temperatures >= 2", ErrorCode::kUnsupported);
+  return *tracker_;
+}
+
+MatrixD Pruner::chains() const { return engine_->chains(); }
+
+void Pruner::set_chains(const MatrixD& chains) {
+  const auto rows = static_cast<Eigen::Index>(config_.n_temperatures) * config_.chains;
+  require(chains.rows() == rows && chains.cols() == rbm_.n_visible(),
+          "chains must be " + std::to_string(rows) + " x " + std::to_string(rbm_.n_visible()));
+  require(((chains.array() == 0.0) || (chains.array() == 1.0)).all(), "chains must hold 0/1 values");
+  engine_->set_chains(chains);
+}
+
+std::vector<double> Pruner::betas() const { return engine_->betas(); }
+
+}  // namespace zeta
