@@ -11,7 +11,7 @@ const EXACT_MAX_BITS = 12;
 
 export class DarnJob {
   constructor(p) {
-    const { test } = loadData();
+    const { train, test } = loadData();
     this.p = p;
     const hidden = String(p.layers).split(',').map((s) => Number(s.trim()));
     if (hidden.some((n) => !Number.isInteger(n) || n < 1)) {
@@ -22,6 +22,8 @@ export class DarnJob {
     this.darn = new zeta.Darn(this.sizes, {
       darn_learning_rate: p.learningRate, darn_estimator: p.estimator === 'reinforce' ? 1 : 0,
       darn_deterministic: p.deterministic, seed: p.seed,
+      // Batch-by-batch training shares the weights' description length among the images it cycles through.
+      darn_weight_noise: p.weightNoise ? 1 : 0, darn_weight_noise_examples: train.nRows,
     });
     this.heldOut = test.slice(0, Math.min(p.evalRows, test.nRows));
     this.offset = 0;
