@@ -111,6 +111,9 @@ struct TrainOptions {
   std::string estimator = "darn";
   double sparsity = 0.0;
   double sparsity_weight = 1.0;
+  bool weight_noise = false;
+  double weight_noise_init = 0.01;
+  std::int64_t weight_noise_examples = 0;
   bool double_precision = false;
   std::uint64_t seed = 1;
   std::int64_t eval_rows = 1000;
@@ -145,6 +148,9 @@ int run_train(const TrainOptions& o, bool quiet) {
   t.estimator = o.estimator == "reinforce" ? DarnEstimator::kReinforce : DarnEstimator::kDarn;
   t.sparsity = o.sparsity;
   t.sparsity_weight = o.sparsity_weight;
+  t.weight_noise = o.weight_noise;
+  t.weight_noise_init = o.weight_noise_init;
+  t.weight_noise_examples = o.weight_noise_examples;
   t.single_precision = !o.double_precision;
   t.seed = o.seed;
   DarnTrainer::validate(t);
@@ -303,6 +309,12 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--sparsity", o.sparsity, "fDARN: target mean activation of the top layer (0 = off)")
       ->capture_default_str();
   cmd->add_option("--sparsity-weight", o.sparsity_weight, "weight of the sparsity penalty")->capture_default_str();
+  cmd->add_flag("--weight-noise", o.weight_noise, "adaptive weight noise (the paper's adaNoise)");
+  cmd->add_option("--weight-noise-init", o.weight_noise_init, "weight noise: every weight's sd at the start")
+      ->capture_default_str();
+  cmd->add_option("--weight-noise-examples", o.weight_noise_examples,
+                  "weight noise: examples the weights' description length is shared among (0: the training rows)")
+      ->capture_default_str();
   cmd->add_flag("--double", o.double_precision, "double precision throughout (default: float kernels)");
   cmd->add_option("--seed", o.seed, "seed of the initial weights and the training draws")->capture_default_str();
   cmd->add_option("--eval-rows", o.eval_rows, "test rows evaluated after each epoch (0: all)")->capture_default_str();

@@ -3,8 +3,8 @@
  * importance sampling and the description length against those sums, every class of bad input with the right
  * status and a message naming the argument and the handle left as it was (compared byte for byte), options of
  * other kinds, bit-exact byte and file round trips that train on identically, truncated/corrupt/newer/foreign
- * bytes, cancellation, determinism by seed, and a short training run that must learn. Small enough for Valgrind.
- * argv[1]: a scratch directory for files. */
+ * bytes, cancellation, determinism by seed, adaptive weight noise, and a short training run that must learn.
+ * Small enough for Valgrind. argv[1]: a scratch directory for files. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -860,6 +860,56 @@ static void test_epochs_and_cancel(void) {
   zeta_darn_free(c);
 }
 
+/* Adaptive weight noise through the C API: training batch by batch needs the training set's size (refused, and
+ * nothing changes, without it); epochs share the weights' description length among their rows; the noise's state
+ * travels in the bytes, so a copy trains on identically; and the noise changes the training. */
+static void test_weight_noise(void) {
+  const int32_t sizes[2] = {TV, 3};
+  zeta_options *opts = NULL;
+  zeta_darn *darn = NULL, *copy = NULL, *sized = NULL, *plain = make_darn(sizes, 2, 4, 1e-2);
+  double x[TROWS * TV], dl = 0;
+  int64_t size = 0, s2 = 0;
+  uint8_t *before, *after;
+
+  make_patterns(x, TROWS);
+  EXPECT_OK(zeta_options_new(&opts));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "darn_weight_noise_init", zeta_options_set(opts, "darn_weight_noise_init", 0));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "darn_weight_noise_examples", zeta_options_set(opts, "darn_weight_noise_examples", -1));
+  EXPECT_OK(zeta_options_set(opts, "darn_weight_noise", 1));
+  EXPECT_OK(zeta_options_set(opts, "darn_learning_rate", 1e-2));
+  EXPECT_OK(zeta_options_set(opts, "seed", 4));
+  EXPECT_OK(zeta_darn_new(sizes, 2, opts, &darn));
+  before = darn_bytes(darn, &size);
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "weight_noise_examples", zeta_darn_train_batch(darn, x, 10, &dl));
+  CHECK(darn_same(darn, before, size));
+  EXPECT_OK(zeta_darn_train_epochs(darn, x, TROWS, 10, 3, NULL, NULL));
+  CHECK(!darn_same(darn, before, size));
+  free(before);
+
+  EXPECT_OK(zeta_darn_clone(darn, &copy));
+  EXPECT_OK(zeta_darn_train_epochs(darn, x, TROWS, 10, 1, NULL, NULL));
+  EXPECT_OK(zeta_darn_train_epochs(copy, x, TROWS, 10, 1, NULL, NULL));
+  after = darn_bytes(darn, &s2);
+  CHECK(darn_same(copy, after, s2));
+  free(after);
+
+  /* The same seed without noise trains to another network. */
+  EXPECT_OK(zeta_darn_train_epochs(plain, x, TROWS, 10, 4, NULL, NULL));
+  after = darn_bytes(plain, &s2);
+  CHECK(!darn_same(darn, after, s2));
+  free(after);
+
+  EXPECT_OK(zeta_options_set(opts, "darn_weight_noise_examples", TROWS));
+  EXPECT_OK(zeta_darn_new(sizes, 2, opts, &sized));
+  EXPECT_OK(zeta_darn_train_batch(sized, x, 10, &dl));
+  CHECK(isfinite(dl) && dl > 0);
+  zeta_options_free(opts);
+  zeta_darn_free(sized);
+  zeta_darn_free(copy);
+  zeta_darn_free(plain);
+  zeta_darn_free(darn);
+}
+
 /* Both estimators learn the two-prototype data: the exact mean log-likelihood of the training rows rises well
  * above that of the initial network, and the description length stays an upper bound on -log p(x). */
 static void test_learns(void) {
@@ -908,6 +958,7 @@ int main(int argc, char **argv) {
   test_bad_input();
   test_serialization();
   test_epochs_and_cancel();
+  test_weight_noise();
   test_learns();
   return TEST_SUMMARY("test_capi_darn");
 }

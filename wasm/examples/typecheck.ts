@@ -1,5 +1,6 @@
 // Compiled with `tsc --noEmit --strict` against the installed package's zeta.d.ts (CTest: wasm_npm_package).
 import zetaDefault, { init, Rbm, Trainer, Dataset, Options, ZetaError, EbpNet, EBP_P, type Progress } from 'zeta-wasm';
+import { Darn, DARN_ESTIMATOR_REINFORCE, type DarnBlock } from 'zeta-wasm';
 
 async function main(): Promise<number> {
   await init();
@@ -13,6 +14,13 @@ async function main(): Promise<number> {
   const ais = rbm.logZAis({ runs: 10, betas: 100, seed: 2 });
   const net: EbpNet | null = zetaDefault.hasFunction('zeta_ebp_new') ? new EbpNet(784, [50], 10) : null;
   const err: number = net ? net.errorRate(data, null, EBP_P) : 0;
+  const darn = new Darn([784, 8], { darn_estimator: DARN_ESTIMATOR_REINFORCE, seed: 3 });
+  darn.trainEpochs(data.slice(0, 200), { batchSize: 100, epochs: 1, onProgress: (p: Progress) => p.value > 0 });
+  const blocks: DarnBlock[] = darn.blocks;
+  const exact: Float64Array = darn.logProbExact(data.slice(0, 2));
+  const { logProb, stdErr } = darn.logProbImportance(data.slice(0, 2), { samples: 10, seed: 1n });
+  const bound: Float64Array = darn.descriptionLength(data.slice(0, 2));
+  const x: Float64Array = darn.setParam(blocks[0].name, darn.getParam(blocks[0].name)).sample(2, 5);
   try {
     rbm.sample(0);
   } catch (e) {
@@ -22,7 +30,8 @@ async function main(): Promise<number> {
   opts.dispose();
   rbm.dispose();
   net?.dispose();
+  darn.dispose();
   data.dispose();
-  return mean + stdDev + rates.length + ais.logZ + err;
+  return mean + stdDev + rates.length + ais.logZ + err + exact[0] + logProb[0] + stdErr[0] + bound[0] + x.length;
 }
 main().then(console.log);

@@ -40,8 +40,8 @@ export interface Progress {
   stage: string;
   done: number;
   total: number;
-  /** Running figure of the stage (AIS: running log Z; training: tracked log Z; pruning: the number of hidden
-   *  units), else NaN. */
+  /** Running figure of the stage (AIS: running log Z; training: tracked log Z, or a DARN's running mean
+   *  description length; pruning: the number of hidden units), else NaN. */
   value: number;
 }
 /** Return false (or throw) to cancel: the call then throws ZetaError ZETA_ERR_CANCELLED (or your exception). */
@@ -214,6 +214,54 @@ export class SoftmaxClassifier implements Disposable {
   logLikelihood(x: Rows, labels?: ArrayLike<number> | null): number;
   errorRate(x: Rows, labels?: ArrayLike<number> | null): number;
   clone(): SoftmaxClassifier;
+  toBytes(): Uint8Array;
+  dispose(): void;
+  readonly disposed: boolean;
+}
+
+/** darn_estimator values: the paper's (biased, low variance) and REINFORCE with a learned baseline (unbiased). */
+export const DARN_ESTIMATOR_DARN: 0;
+export const DARN_ESTIMATOR_REINFORCE: 1;
+
+/** A named parameter block of a DARN (row-major rows x cols values); see zeta.h for every block's meaning. */
+export interface DarnBlock {
+  name: string;
+  rows: number;
+  cols: number;
+}
+
+/**
+ * A deep autoregressive network (Gregor et al. 2014) with its trainer: exact ancestral sampling, training by the
+ * expected description length, exact or importance-sampled log p(x). Values in nats; rows of x are binary.
+ */
+export class Darn implements Disposable {
+  /** sizes[0] = visible units, then the stochastic layers from the bottom up (2 to 9 sizes); options: darn_* and
+   *  seed. */
+  constructor(sizes: ArrayLike<number>, options?: Options | OptionValues | null);
+  static fromBytes(bytes: Uint8Array): Darn;
+  /** The layer sizes, visible first. */
+  readonly sizes: number[];
+  readonly nVisible: number;
+  /** The parameter blocks in the library's order ("prior.bias", "prior.weight", "decoder.bias", ...). */
+  readonly blocks: DarnBlock[];
+  getParam(name: string): Float64Array;
+  /** Nothing changes unless every value is accepted (finite; strictly lower-triangular blocks zero on and above
+   *  the diagonal). */
+  setParam(name: string, values: ArrayLike<number>): this;
+  /** Returns the batch's mean description length before the update. */
+  trainBatch(x: Rows): number;
+  /** onProgress's value is the epoch's running mean description length. */
+  trainEpochs(x: Rows, options?: { batchSize?: number; epochs?: number; onProgress?: ProgressCallback }): this;
+  /** Exact log p(x) per row (at most 30 hidden units in all). */
+  logProbExact(x: Rows): Float64Array;
+  /** Importance-sampled log p(x) per row with the delta-method standard error (samples >= 2). */
+  logProbImportance(x: Rows, options?: { samples?: number; seed?: Seed }):
+      { logProb: Float64Array; stdErr: Float64Array };
+  /** The expected description length per row (an upper bound on -log p(x)). */
+  descriptionLength(x: Rows, options?: { samples?: number; seed?: Seed }): Float64Array;
+  /** n exact independent samples: n x nVisible values 0/1. */
+  sample(n: number, seed?: Seed): Float64Array;
+  clone(): Darn;
   toBytes(): Uint8Array;
   dispose(): void;
   readonly disposed: boolean;

@@ -23,6 +23,7 @@ export {
   SoftmaxClassifier, SOFTMAX_EXACT, SOFTMAX_IMPORTANCE, SOFTMAX_BERNOULLI, SOFTMAX_RANKING, SOFTMAX_NEGATIVE_SAMPLING,
   SOFTMAX_NCE, SOFTMAX_BLACKOUT,
 } from './softmax.js';
+export { Darn, DARN_ESTIMATOR_DARN, DARN_ESTIMATOR_REINFORCE } from './darn.js';
 
 // The default export holds every named export above (`import zeta from './zeta.js'`), read from this module's
 // own namespace so that the list is written once.

@@ -11,7 +11,11 @@
  *   pruned:  the small model without hidden unit 3: exact removal costs against the 4 rows; then 5 steps of a
  *            pruner (prune_chains 50, n_temperatures 3, prune_tempered_steps 10, double precision, seed 7) on
  *            batches of those rows: hidden units left, the last step's costs and standard errors, tracked log Z
- *            (mean, sd). */
+ *            (mean, sd).
+ *   darn:    784 x 10 DARN (seed 9, darn_learning_rate 1e-3, double precision) after one epoch over the first 500
+ *            training rows in mini-batches of 100: exact log p(x), importance-sampled log p(x) (100 samples, seed
+ *            4) with its standard error and the description length (20 samples, seed 5) of the first 20 test rows;
+ *            2 samples (seed 6). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,7 +129,31 @@ int main(int argc, char **argv) {
   CHECK(zeta_trainer_swap_rates(trainer, rates, 4));
   print_array("trained_swap_rates", rates, 4, 0);
   CHECK(zeta_rbm_sample(big, 2, 3, samples));
-  print_array("trained_samples", samples, 2 * n_cols, 1);
+  print_array("trained_samples", samples, 2 * n_cols, 0);
+
+  {
+    const int32_t sizes[2] = {784, 10};
+    double exact_lp[20], is_lp[20], is_se[20], bound[20];
+    zeta_options *darn_opts = NULL;
+    zeta_darn *darn = NULL;
+    CHECK(zeta_options_new(&darn_opts));
+    CHECK(zeta_options_set(darn_opts, "seed", 9));
+    CHECK(zeta_options_set(darn_opts, "darn_learning_rate", 1e-3));
+    CHECK(zeta_options_set(darn_opts, "darn_single_precision", 0));
+    CHECK(zeta_darn_new(sizes, 2, darn_opts, &darn));
+    CHECK(zeta_darn_train_epochs(darn, train, 500, 100, 1, NULL, NULL));
+    CHECK(zeta_darn_log_prob_exact(darn, test, 20, exact_lp));
+    CHECK(zeta_darn_log_prob_is(darn, test, 20, 100, 4, is_lp, is_se));
+    CHECK(zeta_darn_description_length(darn, test, 20, 20, 5, bound));
+    CHECK(zeta_darn_sample(darn, 2, 6, samples));
+    print_array("darn_exact", exact_lp, 20, 0);
+    print_array("darn_is", is_lp, 20, 0);
+    print_array("darn_is_se", is_se, 20, 0);
+    print_array("darn_bound", bound, 20, 0);
+    print_array("darn_samples", samples, 2 * n_cols, 1);
+    zeta_darn_free(darn);
+    zeta_options_free(darn_opts);
+  }
   printf("}\n");
 
   zeta_trainer_free(trainer);

@@ -92,6 +92,18 @@ function referenceCases() {
   out.trained_samples = Array.from(big.sample(2, 3));
   trainer.dispose();
   big.dispose();
+  if (zeta.hasFunction('zeta_darn_new')) {
+    const darn = new zeta.Darn([784, 10], { seed: 9, darn_learning_rate: 1e-3, darn_single_precision: 0 });
+    darn.trainEpochs(train.slice(0, 500), { batchSize: 100, epochs: 1 });
+    const rows = testSet.slice(0, 20);
+    out.darn_exact = Array.from(darn.logProbExact(rows));
+    const is = darn.logProbImportance(rows, { samples: 100, seed: 4 });
+    out.darn_is = Array.from(is.logProb);
+    out.darn_is_se = Array.from(is.stdErr);
+    out.darn_bound = Array.from(darn.descriptionLength(rows, { samples: 20, seed: 5 }));
+    out.darn_samples = Array.from(darn.sample(2, 6));
+    darn.dispose();
+  }
   train.dispose();
   testSet.dispose();
   return out;
@@ -130,6 +142,15 @@ test('log Z, AIS, free energies and a training run match the native library (sam
   w.pruned_std_errs.forEach((x, i) => close(x, native.pruned_std_errs[i], 1e-9, `pruner cost std err ${i}`));
   close(w.pruned_tracked, native.pruned_tracked, 1e-9, 'pruner tracked log Z');
   close(w.pruned_tracked_sd, native.pruned_tracked_sd, 1e-6, 'pruner tracked sd');
+  if (w.darn_exact) {
+    // One epoch of DARN training in double precision with the same seed: the same encoder draws and updates,
+    // hence the same network; its scores agree up to summation order and its samples exactly.
+    w.darn_exact.forEach((x, i) => close(x, native.darn_exact[i], 1e-9, `DARN exact log p ${i}`));
+    w.darn_is.forEach((x, i) => close(x, native.darn_is[i], 1e-9, `DARN importance-sampled log p ${i}`));
+    w.darn_is_se.forEach((x, i) => close(x, native.darn_is_se[i], 1e-6, `DARN importance std err ${i}`));
+    w.darn_bound.forEach((x, i) => close(x, native.darn_bound[i], 1e-9, `DARN bound ${i}`));
+    assert.deepEqual(w.darn_samples, native.darn_samples, 'DARN samples');
+  }
 });
 
 test('the module exports exactly the C API of capi/zeta.exports', { skip: !exportsFile }, () => {
@@ -395,4 +416,75 @@ test('many-class softmax: exact and sampled methods train, bad inputs throw', { 
   expectZetaError(() => new zeta.SoftmaxClassifier(D, C, { softmax_negatives: C }), 'ZETA_ERR_ARGUMENT');
   expectZetaError(() => new zeta.SoftmaxClassifier(D, C, { learning_rate: 0.1 }), 'ZETA_ERR_ARGUMENT', 'learning_rate');
   data.dispose();
+});
+
+test('DARN: blocks, exact probabilities, training with progress, sampling, bad inputs throw and change nothing',
+     { skip: !zeta.hasFunction('zeta_darn_new') }, () => {
+  const small = new zeta.Darn([4, 3], { seed: 2, darn_single_precision: 0 });
+  assert.deepEqual(small.sizes, [4, 3]);
+  assert.deepEqual(small.blocks.map((b) => `${b.name} ${b.rows}x${b.cols}`),
+                   ['prior.bias 3x1', 'prior.weight 3x3', 'decoder.bias 4x1', 'decoder.weight 4x3', 'encoder.bias 3x1',
+                    'encoder.weight 3x4']);
+  const w = [0, 0, 0, 0.5, 0, 0, -1, 2, 0];
+  small.setParam('prior.weight', w);
+  assert.deepEqual(Array.from(small.getParam('prior.weight')), w);
+  const all = new Float64Array(16 * 4).map((_, i) => (Math.floor(i / 4) >> (i % 4)) & 1);
+  const total = small.logProbExact(all).reduce((a, lp) => a + Math.exp(lp), 0);
+  assert.ok(Math.abs(total - 1) < 1e-12, `exact probabilities sum to ${total}`);
+  const before = small.toBytes();
+  expectZetaError(() => small.setParam('prior.weight', [0, 1, 0, 0, 0, 0, 0, 0, 0]), 'ZETA_ERR_ARGUMENT', '(0, 1)');
+  expectZetaError(() => small.setParam('decoder.bias', [0, NaN, 0, 0]), 'ZETA_ERR_ARGUMENT', 'finite');
+  expectZetaError(() => small.setParam('nope', [1]), 'ZETA_ERR_ARGUMENT', 'nope');
+  expectZetaError(() => small.trainBatch([0, 1, 0.5, 0]), 'ZETA_ERR_ARGUMENT', 'binary');
+  expectZetaError(() => small.logProbImportance(all, { samples: 1 }), 'ZETA_ERR_ARGUMENT', 'n_samples');
+  expectZetaError(() => small.sample(0), 'ZETA_ERR_ARGUMENT', 'n');
+  assert.throws(() => small.getParam('nope'), RangeError);
+  assert.throws(() => small.trainBatch([0, 1, 0]), RangeError);
+  assert.deepEqual(small.toBytes(), before, 'bad inputs change nothing');
+  small.dispose();
+  assert.throws(() => small.sample(1), /disposed/);
+
+  const train = Dataset.default('train');
+  const darn = new zeta.Darn([784, 8], { seed: 3, darn_learning_rate: 1e-3 });
+  const rows = train.slice(0, 400);
+  const lp0 = darn.logProbExact(rows).reduce((a, b) => a + b, 0) / 400;
+  let calls = 0;
+  darn.trainEpochs(rows, { batchSize: 100, epochs: 3, onProgress: (p) => {
+    calls += 1;
+    assert.equal(p.stage, 'training');
+    assert.ok(Number.isFinite(p.value) && p.value > 0);
+  } });
+  const lp1 = darn.logProbExact(rows).reduce((a, b) => a + b, 0) / 400;
+  console.log(`DARN 784-8: mean exact log p(x) ${lp0} -> ${lp1} after 3 epochs`);
+  assert.equal(calls, 12);
+  assert.ok(lp1 > lp0 + 10);
+  const is = darn.logProbImportance(rows.slice(0, 5), { samples: 500, seed: 1 });
+  const bound = darn.descriptionLength(rows.slice(0, 5), { samples: 20, seed: 1 });
+  const exact = darn.logProbExact(rows.slice(0, 5));
+  exact.forEach((e, i) => {
+    assert.ok(is.logProb[i] <= e + 5 * is.stdErr[i] + 1e-6, `IS ${is.logProb[i]} above exact ${e}`);
+    assert.ok(-bound[i] <= e + 1, `bound ${-bound[i]} above exact ${e}`);
+  });
+  const samples = darn.sample(3, 7);
+  assert.equal(samples.length, 3 * 784);
+  assert.ok(samples.every((v) => v === 0 || v === 1));
+  assert.deepEqual(darn.sample(3, 7), samples, 'the same seed gives the same samples');
+  const trained = darn.toBytes();
+  expectZetaError(() => darn.trainEpochs(rows, { batchSize: 100, epochs: 2, onProgress: (p) => p.done < 2 }),
+                  'ZETA_ERR_CANCELLED');
+  assert.notDeepEqual(darn.toBytes(), trained, 'cancelled training keeps its finished batches');
+  const copy = zeta.Darn.fromBytes(darn.toBytes());
+  const twin = darn.clone();
+  assert.deepEqual(copy.toBytes(), darn.toBytes());
+  assert.equal(copy.trainBatch(rows.slice(0, 50)), twin.trainBatch(rows.slice(0, 50)));
+  assert.deepEqual(copy.toBytes(), twin.toBytes(), 'copies train on identically');
+  copy.dispose();
+  twin.dispose();
+  const wide = new zeta.Darn([784, 31]);
+  expectZetaError(() => wide.logProbExact(rows.slice(0, 1)), 'ZETA_ERR_UNSUPPORTED', '2^31');
+  wide.dispose();
+  expectZetaError(() => new zeta.Darn([784]), 'ZETA_ERR_ARGUMENT', 'n_layers');
+  expectZetaError(() => new zeta.Darn([784, 4], { learning_rate: 0.1 }), 'ZETA_ERR_ARGUMENT', 'learning_rate');
+  darn.dispose();
+  train.dispose();
 });

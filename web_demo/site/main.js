@@ -6,11 +6,13 @@ import tracking from './panels/tracking.js';
 import classification from './panels/classification.js';
 import manyclass from './panels/manyclass.js';
 import pruning from './panels/pruning.js';
+import darn from './panels/darn.js';
 
 // In page order. A panel is { kind, requires, View }: kind is its section's data-kind (and its job's name in
 // worker.js); a panel that `requires` a flag of the worker's `ready` message (a family the module may be built
-// without) is the <template id="KIND-template"> of index.html, added only when the flag is set.
-const PANELS = [sampling, tracking, classification, manyclass, pruning];
+// without) is the <template id="KIND-template"> of index.html, added only when the flag is set: at the end of the
+// page, or right after the panel whose kind it names as `after`.
+const PANELS = [sampling, tracking, classification, manyclass, pruning, darn];
 
 const demo = { ready: false, version: null, panels: {}, errors: [] };
 window.zetaDemo = demo;
@@ -28,7 +30,9 @@ demo.version = info.version;
 document.getElementById('version').textContent = info.version;
 for (const panel of PANELS.filter((p) => p.requires && info[p.requires])) {
   const t = document.getElementById(`${panel.kind}-template`);
-  document.querySelector('main').append(t.content.cloneNode(true));
+  const neighbour = panel.after ? document.getElementById(panel.after) : null;
+  if (neighbour) neighbour.after(t.content.cloneNode(true));
+  else document.querySelector('main').append(t.content.cloneNode(true));
   await openPanel(panel).ready;
 }
 await Promise.all(always.map((view) => view.ready));
@@ -36,5 +40,6 @@ demo.ready = true;
 demo.hasEbp = info.hasEbp;
 demo.hasSoftmax = info.hasSoftmax;
 demo.hasPruner = info.hasPruner;
+demo.hasDarn = info.hasDarn;
 statusEl.textContent = `Module ${info.version} loaded in ${Math.round(info.loadMs)} ms (${info.trainRows} training and ` +
   `${info.testRows} test images decoded in the worker). Press Start on any panel; each runs in its own worker.`;

@@ -8,10 +8,12 @@ import { Tracking } from './jobs/tracking.js';
 import { Classification } from './jobs/classification.js';
 import { ManyClass } from './jobs/manyclass.js';
 import { Pruning } from './jobs/pruning.js';
+import { DarnJob } from './jobs/darn.js';
 
 // Keyed by the panel's kind (its section's data-kind).
 const JOBS = {
   sampling: Sampling, tracking: Tracking, classification: Classification, manyclass: ManyClass, pruning: Pruning,
+  darn: DarnJob,
 };
 
 function reset(kind, params) {
@@ -26,7 +28,7 @@ self.onmessage = async (ev) => {
       await zeta.init();
       const data = loadData();
       post('ready', { version: zeta.version(), hasEbp: zeta.hasFunction('zeta_ebp_new'),
-                      hasSoftmax: zeta.hasFunction('zeta_softmax_new'),
+                      hasSoftmax: zeta.hasFunction('zeta_softmax_new'), hasDarn: zeta.hasFunction('zeta_darn_new'),
                       hasPruner: zeta.hasFunction('zeta_pruner_new'), loadMs: performance.now() - t0,
                       trainRows: data.train.nRows, testRows: data.test.nRows });
     } else if (msg.type === 'reset') {

@@ -4,6 +4,7 @@
 // demo:  serves the demo site from 127.0.0.1, starts each panel, waits for real progress computed in the page's
 //        workers (updates, changing sample grids, tracked log Z points with exact references, EBP test errors,
 //        hidden units removed with exact KLs),
+//        fresh DARN samples with exact held-out likelihoods),
 //        checks pause/reset, that there is no console error, and takes screenshots.
 // embed: serves a project that `npm install`ed the zeta-wasm tarball and whose index.html is
 //        wasm/examples/embed.html (an import map + 15 lines), and checks the page's result.
@@ -89,9 +90,10 @@ async function testDemo(page) {
   const hasEbp = await page.evaluate(() => window.zetaDemo.hasEbp);
   const hasSoftmax = await page.evaluate(() => window.zetaDemo.hasSoftmax);
   const hasPruner = await page.evaluate(() => window.zetaDemo.hasPruner);
+  const hasDarn = await page.evaluate(() => window.zetaDemo.hasDarn);
   const panelCount = await page.locator('section.panel').count();
-  assert.equal(panelCount, 2 + (hasEbp ? 1 : 0) + (hasSoftmax ? 1 : 0) + (hasPruner ? 1 : 0),
-               'the optional panels exist exactly when the module has EBP / softmax / the pruner');
+  assert.equal(panelCount, 2 + (hasEbp ? 1 : 0) + (hasSoftmax ? 1 : 0) + (hasPruner ? 1 : 0) + (hasDarn ? 1 : 0),
+               'the optional panels exist exactly when the module has EBP / softmax / the pruner / DARN');
   assert.equal(await page.locator('#pruning').count(), hasPruner ? 1 : 0);
   assert.equal(await page.locator('#classification').count(), hasEbp ? 1 : 0);
   assert.equal(await page.locator('#manyclass').count(), hasSoftmax ? 1 : 0);
@@ -201,6 +203,27 @@ async function testDemo(page) {
         `${s.logZ.toFixed(3)} ± ${s.logZSd.toFixed(3)} vs exact ${s.exactLogZ.toFixed(3)}`);
     await page.click('#pruning .pause');
     await page.locator('#pruning').screenshot({ path: path.join(shots, 'demo_pruning.png') });
+  }
+  // 1b. DARN (only with the DARN functions in the module), right after the tempered chains: fresh exact samples
+  // after every slice, held-out bound and exact log p(x) evaluated, and training raises the likelihood.
+  if (hasDarn) {
+    assert.equal(await page.locator('#sampling + #darn').count(), 1, 'the DARN panel follows the tempered chains');
+    await page.click('#darn .start');
+    await waitFor(page, 'DARN: 4 held-out evaluations and 5 fresh sample grids',
+                  () => { const d = window.zetaDemo.panels.darn; return d.evaluations >= 4 && d.sampleChanges >= 5; },
+                  null, 300000);
+    s = await state(page, 'darn');
+    const first = s.firstEvaluation;
+    const last = s.lastEvaluation;
+    assert.equal(last.method, 'exact', '12 hidden units: exact log p(x)');
+    assert.ok(Number.isFinite(last.logP) && Number.isFinite(last.bound), JSON.stringify(last));
+    assert.ok(last.bound <= last.logP + 0.5, `bound ${last.bound} below log p(x) ${last.logP}`);
+    assert.ok(last.logP > first.logP + 5, `training raises the held-out log p(x): ${first.logP} -> ${last.logP}`);
+    assert.equal(await page.locator('#darn .grid-row canvas').count(), 2, '16 samples in two rows');
+    log(`DARN after ${last.step} updates: held-out log p(x) ${last.logP.toFixed(2)} (exact), bound ` +
+        `${last.bound.toFixed(2)}; ${s.sampleChanges} fresh sample grids`);
+    await page.click('#darn .pause');
+    await page.locator('#darn').screenshot({ path: path.join(shots, 'demo_darn.png') });
   }
   await page.screenshot({ path: path.join(shots, 'demo_full.png'), fullPage: true });
 
