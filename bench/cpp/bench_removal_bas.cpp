@@ -17,6 +17,12 @@
 //       The baseline: delete the unit of smallest exact cost without lowering it first, repeatedly, down to N units.
 //   bench_removal_bas speed --model M.zeta [--seconds 20 ... prune options]
 //       Steps per second of the procedure (updates only: the criterion is disabled), wall and CPU time.
+//   bench_removal_bas zscores --model M.zeta --steps S [--burn-in 1000 --seed 1 ... prune options]
+//       The sampled costs along a run of the procedure with the criterion disabled (the model keeps its units and
+//       follows the update rule): after --burn-in steps, every step, z_k = (Ĉ_k − C_k)/σ̂_k against the exact costs C_k of the parameters
+//       the step estimated them at. Mean and sd of z over all units, and over the unit of smallest exact cost alone
+//       (the one the updates push down: lagging chains would bias it); how often the criterion would have fired
+//       on a unit whose exact cost is positive, per step and in total.
 #include <time.h>
 
 #include <chrono>
@@ -262,17 +268,69 @@ int speed(const Args& a) {
   return 0;
 }
 
+int zscores(const Args& a) {
+  const MatrixD data = zeta::bars_and_stripes(3);
+  zeta::PrunerConfig config = pruner_config(a);
+  const double criterion = config.criterion;
+  config.criterion = std::numeric_limits<double>::max();  // never remove: follow the updates only
+  const long steps = std::stol(need(a, "steps"));
+  const long burn_in = std::stol(get(a, "burn-in", "1000"));
+  Rbm rbm = zeta::load_rbm(need(a, "model"));
+  zeta::Pruner pruner(rbm, config);
+  Batches batches(data, std::stoi(get(a, "batch", "1000")), config.seed + 7777);
+  for (long t = 1; t <= burn_in; ++t) pruner.step(batches.next());  // the fresh chains settle first
+  double n_all = 0, sum_all = 0, sq_all = 0, below3 = 0;
+  double n_target = 0, sum_target = 0, sq_target = 0;
+  long false_fire_steps = 0, true_fire_steps = 0;
+  for (long t = 1; t <= steps; ++t) {
+    const VectorD exact = zeta::removal_costs_exact(rbm, data);  // at the parameters this step estimates at
+    Eigen::Index target = 0;
+    exact.minCoeff(&target);
+    pruner.step(batches.next());
+    const VectorD& est = pruner.costs();
+    const VectorD& se = pruner.cost_std_errs();
+    bool false_fire = false, true_fire = false;
+    for (Eigen::Index k = 0; k < est.size(); ++k) {
+      const double z = (est[k] - exact[k]) / se[k];
+      n_all += 1;
+      sum_all += z;
+      sq_all += z * z;
+      if (z <= -3) below3 += 1;
+      if (k == target) {
+        n_target += 1;
+        sum_target += z;
+        sq_target += z * z;
+      }
+      if (est[k] + criterion * se[k] <= 0) (exact[k] > 0 ? false_fire : true_fire) = true;
+    }
+    false_fire_steps += false_fire;
+    true_fire_steps += true_fire;
+  }
+  const double mean_all = sum_all / n_all, mean_target = sum_target / n_target;
+  const double sd_all = std::sqrt(sq_all / n_all - mean_all * mean_all);
+  const double sd_target = std::sqrt(sq_target / n_target - mean_target * mean_target);
+  std::printf(
+      "{\"n_hidden\": %d, \"steps\": %ld, \"z_mean\": %.4f, \"z_sd\": %.4f, \"z_below_minus3\": %.5f, "
+      "\"target_z_mean\": %.4f, \"target_z_sd\": %.4f, \"criterion\": %g, \"steps_firing_on_positive_cost\": %ld, "
+      "\"steps_firing_on_nonpositive_cost\": %ld}\n",
+      rbm.n_hidden(), steps, mean_all, sd_all, below3 / n_all, mean_target, sd_target, criterion, false_fire_steps,
+      true_fire_steps);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
-    if (argc < 2) throw std::runtime_error("usage: bench_removal_bas train|prune|greedy|speed [--key value ...]");
+    if (argc < 2)
+      throw std::runtime_error("usage: bench_removal_bas train|prune|greedy|speed|zscores [--key value ...]");
     const std::string command = argv[1];
     const Args args = parse(argc, argv, 2);
     if (command == "train") return train(args);
     if (command == "prune") return prune(args);
     if (command == "greedy") return greedy(args);
     if (command == "speed") return speed(args);
+    if (command == "zscores") return zscores(args);
     throw std::runtime_error("unknown command " + command);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_removal_bas: %s\n", e.what());
