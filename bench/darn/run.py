@@ -3,16 +3,17 @@
 
     /usr/bin/python3 bench/darn/run.py peer  [--build build-bench] [--hidden 16] [--det 100] [--epochs 5]
                                              [--lr 1e-3] [--rounds 3] [--threads 1] [--out bench/darn/peer_h16.csv]
-    /usr/bin/python3 bench/darn/run.py table [--build build-bench] [--epochs 100] [--lr 1e-3]
-                                             [--out bench/darn/table.csv]
+    /usr/bin/python3 bench/darn/run.py table [--build build-bench] [--epochs 100] [--lr 1e-3] [--rows h16,h500]
+                                             [--eval-every 10] [--out bench/darn/table.csv] [--dir bench/darn/table]
 
 peer:  writes one training order (int32 row indices, a fresh permutation per epoch, numpy seed 1), then for each
        round runs zeta's bench_darn and torch_darn.py on it in turn (interleaved, one process each, the same
        thread count), and prints and writes per-round epoch-time medians, their ratio and both final test
        likelihoods (exact for n_h ≤ 20; else importance sampling), plus the CPU's vector extensions.
-table: trains the rows of the paper's Table 2 that this machine can afford with bench_darn (one stochastic layer
-       n_h = 9, 10, 16 with 100 tanh units, exact likelihood; n_h = 500 with 500 tanh units, importance-sampled;
-       fDARN n_h = 400 at 5% sparsity; a deep DARN) and writes their bounds and likelihoods.
+table: trains rows of the paper's Table 2 with bench_darn (one stochastic layer n_h = 9, 10, 16 with 100 tanh
+       units, exact likelihood, with and without adaptive weight noise; n_h = 500 with 500 tanh units,
+       importance-sampled; fDARN n_h = 400 at 5% sparsity; a deep DARN), all or those named by --rows; appends
+       each row's final bound and likelihood to --out and keeps its per-epoch curve and model in --dir.
 """
 import argparse
 import csv
@@ -40,7 +41,8 @@ def parse(output):
 
 
 def run(cmd, threads):
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    # OpenBLAS (under PyTorch) starts its own thread pool unless told: every pool gets the same count.
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
     return parse(out)
 
@@ -65,40 +67,59 @@ def peer(args):
         print(results[-1], flush=True)
     with open(args.out, "w", newline="") as f:
         f.write(f"# hidden={args.hidden} det={args.det} epochs={args.epochs} lr={args.lr} threads={args.threads} "
-                f"cpu: {vector_extensions()}\n")
+                f"cpu: {vector_extensions()} blas: {os.path.realpath('/usr/lib/x86_64-linux-gnu/libblas.so.3')}\n")
         w = csv.DictWriter(f, fieldnames=list(results[0].keys()))
         w.writeheader()
         w.writerows(results)
     print("median zeta/torch speed ratio:", statistics.median(r["ratio"] for r in results))
 
 
-TABLE = [  # name, bench_darn arguments
-    ("DARN n_h=9, adaNoise", ["--hidden", "9", "--det", "100", "--weight-noise", "1"]),
-    ("DARN n_h=10, adaNoise", ["--hidden", "10", "--det", "100", "--weight-noise", "1"]),
-    ("DARN n_h=16, adaNoise", ["--hidden", "16", "--det", "100", "--weight-noise", "1"]),
-    ("DARN n_h=500", ["--hidden", "500", "--det", "500"]),
-    ("DARN n_h=500, adaNoise", ["--hidden", "500", "--det", "500", "--weight-noise", "1"]),
-    ("fDARN n_h=400", ["--hidden", "400", "--det", "0", "--sparsity", "0.05"]),
-    ("deep DARN", ["--hidden", "80,80,80", "--det", "400"]),
+TABLE = [  # slug, name, bench_darn arguments
+    ("h9", "DARN n_h=9", ["--hidden", "9", "--det", "100"]),
+    ("h10", "DARN n_h=10", ["--hidden", "10", "--det", "100"]),
+    ("h16", "DARN n_h=16", ["--hidden", "16", "--det", "100"]),
+    ("h9_noise", "DARN n_h=9, adaNoise", ["--hidden", "9", "--det", "100", "--weight-noise", "1"]),
+    ("h10_noise", "DARN n_h=10, adaNoise", ["--hidden", "10", "--det", "100", "--weight-noise", "1"]),
+    ("h16_noise", "DARN n_h=16, adaNoise", ["--hidden", "16", "--det", "100", "--weight-noise", "1"]),
+    ("h500", "DARN n_h=500", ["--hidden", "500", "--det", "500"]),
+    ("h500_noise", "DARN n_h=500, adaNoise", ["--hidden", "500", "--det", "500", "--weight-noise", "1"]),
+    ("fdarn400", "fDARN n_h=400", ["--hidden", "400", "--det", "0", "--sparsity", "0.05"]),
+    ("deep", "deep DARN", ["--hidden", "80,80,80", "--det", "400"]),
 ]
 
 
 def table(args):
-    rows = []
-    for name, extra in TABLE:
-        out = run([os.path.join(args.build, "bench", "bench_darn"), "--mode", "train", "--epochs", str(args.epochs),
-                   "--lr", str(args.lr), "--eval-rows", str(args.eval_rows), "--is-samples", str(args.is_samples)]
-                  + extra, args.threads)
-        last = out[-1]
-        rows.append({"model": name, "test_log_p": last["test_log_p"], "interval_95": last["test_log_p_95"],
-                     "bound": last["test_bound"], "exact": last["exact"],
-                     "epoch_seconds": statistics.median(float(r["seconds"]) for r in out)})
-        print(rows[-1], flush=True)
-    with open(args.out, "w", newline="") as f:
-        f.write(f"# epochs={args.epochs} lr={args.lr} cpu: {vector_extensions()}\n")
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        w.writerows(rows)
+    """Trains the chosen rows (all by default) one after another; each writes its per-epoch CSV and model into
+    --dir, and its final row is appended to --out, so rows can be run in separate sittings."""
+    os.makedirs(args.dir, exist_ok=True)
+    chosen = args.rows.split(",") if args.rows else [slug for slug, _, _ in TABLE]
+    unknown = set(chosen) - {slug for slug, _, _ in TABLE}
+    if unknown:
+        sys.exit(f"unknown rows {sorted(unknown)}; choose from {[slug for slug, _, _ in TABLE]}")
+    new_file = not os.path.exists(args.out)
+    with open(args.out, "a", newline="") as f:
+        fields = ["row", "model", "epochs", "test_log_p", "interval_95", "bound", "exact", "epoch_seconds", "cpu"]
+        w = csv.DictWriter(f, fieldnames=fields)
+        if new_file:
+            w.writeheader()
+        for slug, name, extra in TABLE:
+            if slug not in chosen:
+                continue
+            cmd = [os.path.join(args.build, "bench", "bench_darn"), "--mode", "train", "--epochs", str(args.epochs),
+                   "--lr", str(args.lr), "--eval-rows", str(args.eval_rows), "--is-samples", str(args.is_samples),
+                   "--eval-every", str(args.eval_every), "--out", os.path.join(args.dir, slug + ".zeta")] + extra
+            env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
+            text = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
+            with open(os.path.join(args.dir, slug + ".csv"), "w") as curve:
+                curve.write(text)
+            out = parse(text)
+            last = out[-1]
+            row = {"row": slug, "model": name, "epochs": args.epochs, "test_log_p": last["test_log_p"],
+                   "interval_95": last["test_log_p_95"], "bound": last["test_bound"], "exact": last["exact"],
+                   "epoch_seconds": statistics.median(float(r["seconds"]) for r in out), "cpu": vector_extensions()}
+            w.writerow(row)
+            f.flush()
+            print(row, flush=True)
 
 
 def main():
@@ -114,6 +135,9 @@ def main():
     ap.add_argument("--is-samples", type=int, default=1000)
     ap.add_argument("--eval-rows", type=int, default=-1)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--rows", default=None, help="table: comma-separated row names (default: every row)")
+    ap.add_argument("--dir", default=os.path.join(HERE, "table"), help="table: per-row curves and models")
+    ap.add_argument("--eval-every", type=int, default=10)
     args = ap.parse_args()
     if args.out is None:
         args.out = os.path.join(HERE, f"peer_h{args.hidden}.csv" if args.what == "peer" else "table.csv")
