@@ -83,10 +83,12 @@ void add_autoregressive(const LayerMirror<S>& l, const Mat<S>& h, Mat<S>& a) {
 // Σ_j [h_j a_j − softplus(a_j)] per row, accumulated in double: log Π_j σ(±a_j) for binary h.
 template <class S>
 VectorD bernoulli_log_prob(const Mat<S>& a, const Mat<S>& h) {
+  // softplus evaluated at the layer's precision first: inside the cast to double it ran entry by entry.
+  const Eigen::Array<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> softplus = softplus_array(a.array());
   VectorD out(a.rows());
   for (Eigen::Index r = 0; r < a.rows(); ++r) {
     const auto ar = a.row(r).array();
-    out[r] = (h.row(r).array() * ar).template cast<double>().sum() - softplus_array(ar).template cast<double>().sum();
+    out[r] = (h.row(r).array() * ar).template cast<double>().sum() - softplus.row(r).template cast<double>().sum();
   }
   return out;
 }

@@ -35,9 +35,14 @@ void store(const LayerGradient<S>& g, StochasticLayer& out, bool is_prior) {
   }
 }
 
+// σ(a) entrywise, in the stable form of darn_detail::logistic; exp(−|a|) in one vectorised pass (a scalar exp per
+// entry was a tenth of a training step).
 template <class S>
 Mat<S> logistic_of(const Mat<S>& a) {
-  return a.unaryExpr([](S v) { return darn_detail::logistic(v); });
+  const Eigen::Array<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> e = (-a.array().abs()).exp();
+  Mat<S> out(a.rows(), a.cols());
+  out.array() = (a.array() >= S(0)).select(S(1) / (S(1) + e), e / (S(1) + e));
+  return out;
 }
 
 // Per-row state the REINFORCE estimator needs from the trainer.
@@ -280,14 +285,14 @@ BlockPrior block_prior(const VectorD& mu, const VectorD& sigma, const VectorD& f
 // One RMSprop-with-momentum step (Graves 2013, eqs. 38–41) on n parameters; state holds [n_sq, n_mean, Δ].
 void rmsprop(double* theta, const double* grad, std::int64_t n, double* mean_square, double* mean, double* step,
              const DarnTraining& c) {
+  // As whole arrays, so that the square roots and divisions vectorise.
   const double rho = c.rmsprop_decay;
-  for (std::int64_t i = 0; i < n; ++i) {
-    mean_square[i] = rho * mean_square[i] + (1.0 - rho) * grad[i] * grad[i];
-    mean[i] = rho * mean[i] + (1.0 - rho) * grad[i];
-    step[i] = c.momentum * step[i] -
-              c.learning_rate * grad[i] / std::sqrt(mean_square[i] - mean[i] * mean[i] + kRmspropEpsilon);
-    theta[i] += step[i];
-  }
+  const Eigen::Map<const Eigen::ArrayXd> g(grad, n);
+  Eigen::Map<Eigen::ArrayXd> ms(mean_square, n), mn(mean, n), st(step, n), th(theta, n);
+  ms = rho * ms + (1.0 - rho) * g * g;
+  mn = rho * mn + (1.0 - rho) * g;
+  st = c.momentum * st - c.learning_rate * g / (ms - mn * mn + kRmspropEpsilon).sqrt();
+  th += st;
 }
 
 }  // namespace
