@@ -10,6 +10,7 @@
 //   bench_darn --mode sample --model FILE [--n 10000] [--reps 5]
 //   bench_darn --mode estimators --model FILE [--rows 100] [--seed 1]
 //   bench_darn --mode nearest --model FILE [--n 16] [--seed 1] [--out samples.pgm]
+//   bench_darn --mode gemm [--hidden 16] [--det 100] [--batch 100] [--train 60000]
 //
 // train:      prints one line per epoch: training seconds (scoring not timed), the epoch's mean sampled
 //             description length, and at evaluation epochs (every --eval-every, and the last) the test set's
@@ -22,6 +23,11 @@
 //             estimators by enumerating h (REINFORCE's is the exact gradient), the paper estimator's relative
 //             bias ‖E g − ∇‖/‖∇‖ and each estimator's variance E‖g − E g‖² (encoder parameters), averaged.
 // nearest:    --n samples and each one's nearest training image (Hamming distance), as the paper's Fig. 2.
+// gemm:       this machine's limit for a training epoch: every dense product one update needs at least — per affine
+//             map (in → out) of each conditional, the forward product, the weight gradient and (unless the input
+//             is x) the input gradient, plus the prior's autoregressive product — timed as float GEMMs of their
+//             own shapes in the trainer's form (row-major, noalias; median of repeats), summed, times the updates
+//             of an epoch.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -181,6 +187,70 @@ int train(const std::map<std::string, std::string>& a) {
   return 0;
 }
 
+// Median seconds of one float GEMM C = A·Bᵀ (a_t: Aᵀ·B instead), A m × k, B n × k (a_t: A k × m, B k × n).
+double gemm_seconds(Eigen::Index m, Eigen::Index n, Eigen::Index k, bool a_t) {
+  zeta::Rng rng(3);
+  const auto filled = [&](Eigen::Index r, Eigen::Index c) {
+    zeta::MatrixF x(r, c);
+    for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = rng.uniform_float() - 0.5f;
+    return x;
+  };
+  const zeta::MatrixF A = a_t ? filled(k, m) : filled(m, k), B = a_t ? filled(k, n) : filled(n, k);
+  zeta::MatrixF C(m, n);
+  const auto once = [&] {
+    if (a_t)
+      C.noalias() = A.transpose() * B;
+    else
+      C.noalias() = A * B.transpose();
+  };
+  for (int i = 0; i < 3; ++i) once();
+  std::vector<double> times;
+  for (int r = 0; r < 7; ++r) {
+    int reps = 0;
+    const auto start = Clock::now();
+    do {
+      once();
+      ++reps;
+    } while (seconds_since(start) < 0.05);
+    times.push_back(seconds_since(start) / reps);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+int gemm_bound(const std::map<std::string, std::string>& a) {
+  const std::vector<int> sizes = parse_sizes("784," + arg(a, "--hidden", "16"));
+  const int det = std::stoi(arg(a, "--det", "100"));
+  const Eigen::Index batch = std::stoll(arg(a, "--batch", "100"));
+  const double updates = std::ceil(std::stod(arg(a, "--train", "60000")) / static_cast<double>(batch));
+  double seconds = 0.0, flops = 0.0;
+  // One affine map in → out: forward B×in·(out×in)ᵀ, weight gradient (B×out)ᵀ·(B×in), input gradient.
+  const auto map = [&](Eigen::Index in, Eigen::Index out, bool input_gradient) {
+    seconds += gemm_seconds(batch, out, in, false) + gemm_seconds(out, in, batch, true);
+    flops += 4.0 * static_cast<double>(batch * in * out);
+    if (input_gradient) {
+      seconds += gemm_seconds(batch, in, out, false);
+      flops += 2.0 * static_cast<double>(batch * in * out);
+    }
+  };
+  const auto conditional = [&](Eigen::Index in, Eigen::Index out, bool input_is_x) {
+    if (det > 0) {
+      map(in, det, !input_is_x);
+      map(det, out, true);
+    } else {
+      map(in, out, !input_is_x);
+    }
+  };
+  for (std::size_t k = 1; k < sizes.size(); ++k) {
+    conditional(sizes[k - 1], sizes[k], k == 1);  // encoder k
+    conditional(sizes[k], sizes[k - 1], false);   // decoder
+  }
+  map(sizes.back(), sizes.back(), false);  // the prior's autoregressive weights
+  std::printf("gemm_seconds_per_update,%.6g\ngemm_gflops,%.2f\ngemm_bound_epoch_seconds,%.4f\n", seconds,
+              flops / seconds * 1e-9, seconds * updates);
+  return 0;
+}
+
 int sample_rate(const std::map<std::string, std::string>& a) {
   const auto net = zeta::load_darn(arg(a, "--model", ""));
   const std::int64_t n = std::stoll(arg(a, "--n", "10000"));
@@ -226,8 +296,10 @@ int estimators(const std::map<std::string, std::string>& a) {
   double bias = 0.0, cosine = 0.0, var_darn = 0.0, var_reinforce = 0.0;
   for (Eigen::Index r = 0; r < test.rows(); ++r) {
     const MatrixD x = test.row(r);
-    std::vector<VectorD> g_darn, g_reinforce;
-    std::vector<double> q;
+    // Streamed over the configurations (65,536 gradients of every encoder weight would not fit in memory):
+    // E g and E‖g‖² under q, so that the variance is E‖g‖² − ‖E g‖² (q sums to 1 over the configurations).
+    VectorD mean_darn, exact;
+    double second_darn = 0.0, second_reinforce = 0.0;
     for (std::int64_t c = 0; c < configs; ++c) {
       std::vector<MatrixD> h;
       int at = 0;
@@ -238,20 +310,20 @@ int estimators(const std::map<std::string, std::string>& a) {
         at += n;
         h.push_back(layer);
       }
-      q.push_back(std::exp(m.log_encoder(x, h)[0]));
-      g_darn.push_back(flatten_encoder(darn.gradient(x, h)));
-      g_reinforce.push_back(flatten_encoder(reinforce.gradient(x, h)));
+      const double q = std::exp(m.log_encoder(x, h)[0]);
+      const VectorD g_darn = flatten_encoder(darn.gradient(x, h));
+      const VectorD g_reinforce = flatten_encoder(reinforce.gradient(x, h));
+      if (c == 0) {
+        mean_darn = VectorD::Zero(g_darn.size());
+        exact = VectorD::Zero(g_darn.size());
+      }
+      mean_darn += q * g_darn;
+      exact += q * g_reinforce;
+      second_darn += q * g_darn.squaredNorm();
+      second_reinforce += q * g_reinforce.squaredNorm();
     }
-    VectorD mean_darn = VectorD::Zero(g_darn[0].size()), exact = mean_darn;
-    for (std::int64_t c = 0; c < configs; ++c) {
-      mean_darn += q[static_cast<std::size_t>(c)] * g_darn[static_cast<std::size_t>(c)];
-      exact += q[static_cast<std::size_t>(c)] * g_reinforce[static_cast<std::size_t>(c)];
-    }
-    double vd = 0.0, vr = 0.0;
-    for (std::int64_t c = 0; c < configs; ++c) {
-      vd += q[static_cast<std::size_t>(c)] * (g_darn[static_cast<std::size_t>(c)] - mean_darn).squaredNorm();
-      vr += q[static_cast<std::size_t>(c)] * (g_reinforce[static_cast<std::size_t>(c)] - exact).squaredNorm();
-    }
+    const double vd = second_darn - mean_darn.squaredNorm();
+    const double vr = second_reinforce - exact.squaredNorm();
     bias += (mean_darn - exact).norm() / exact.norm();
     cosine += mean_darn.dot(exact) / (mean_darn.norm() * exact.norm());
     var_darn += vd;
@@ -301,7 +373,7 @@ int main(int argc, char** argv) {
   std::map<std::string, std::string> a;
   for (int i = 1; i + 1 < argc; i += 2) a[argv[i]] = argv[i + 1];
   if (argc % 2 == 0) {
-    std::fprintf(stderr, "usage: %s --mode train|sample|estimators|nearest [options] (see the source's header)\n",
+    std::fprintf(stderr, "usage: %s --mode train|sample|estimators|nearest|gemm [options] (see the source's header)\n",
                  argv[0]);
     return 2;
   }
@@ -311,6 +383,7 @@ int main(int argc, char** argv) {
     if (mode == "sample") return sample_rate(a);
     if (mode == "estimators") return estimators(a);
     if (mode == "nearest") return nearest(a);
+    if (mode == "gemm") return gemm_bound(a);
     std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
     return 2;
   } catch (const std::exception& e) {

@@ -3,6 +3,8 @@
 
     /usr/bin/python3 bench/darn/run.py peer  [--build build-bench] [--hidden 16] [--det 100] [--epochs 5]
                                              [--lr 1e-3] [--rounds 3] [--threads 1] [--out bench/darn/peer_h16.csv]
+    /usr/bin/python3 bench/darn/run.py nearest [--model bench/darn/table/h16.zeta] [--n 16]
+                                             [--out docs/darn/nearest_h16.png]
     /usr/bin/python3 bench/darn/run.py table [--build build-bench] [--epochs 100] [--lr 1e-3] [--rows h16,h500]
                                              [--eval-every 10] [--out bench/darn/table.csv] [--dir bench/darn/table]
 
@@ -10,6 +12,8 @@ peer:  writes one training order (int32 row indices, a fresh permutation per epo
        round runs zeta's bench_darn and torch_darn.py on it in turn (interleaved, one process each, the same
        thread count), and prints and writes per-round epoch-time medians, their ratio and both final test
        likelihoods (exact for n_h ≤ 20; else importance sampling), plus the CPU's vector extensions.
+nearest: --n exact samples of a trained model, each beside its nearest training image (Hamming distance), as
+       the paper's Fig. 2, with their mean distance.
 table: trains rows of the paper's Table 2 with bench_darn (one stochastic layer n_h = 9, 10, 16 with 100 tanh
        units, exact likelihood, with and without adaptive weight noise; n_h = 500 with 500 tanh units,
        importance-sampled; fDARN n_h = 400 at 5% sparsity; a deep DARN), all or those named by --rows; appends
@@ -122,9 +126,34 @@ def table(args):
             print(row, flush=True)
 
 
+def nearest(args):
+    """The paper's Fig. 2: samples beside their nearest training images, as a PNG (PGM if PIL is missing)."""
+    pgm = os.path.splitext(args.out)[0] + ".pgm"
+    out = subprocess.run([os.path.join(args.build, "bench", "bench_darn"), "--mode", "nearest", "--model", args.model,
+                          "--n", str(args.n), "--seed", "1", "--out", pgm], check=True, capture_output=True,
+                         text=True).stdout
+    print(out, end="")
+    try:
+        from PIL import Image
+    except ImportError:
+        return
+    image = Image.open(pgm)
+    # Pairs (sample | nearest training image) in rows of 4 pairs, scaled 3x, for the docs.
+    pair_w, pair_h = image.width, image.width // 2
+    per_row = 4
+    rows = (args.n + per_row - 1) // per_row
+    sheet = Image.new("L", (per_row * (pair_w + 8), rows * (pair_h + 8)), 128)
+    for i in range(args.n):
+        pair = image.crop((0, i * pair_h, pair_w, (i + 1) * pair_h))
+        sheet.paste(pair, ((i % per_row) * (pair_w + 8) + 4, (i // per_row) * (pair_h + 8) + 4))
+    sheet.resize((sheet.width * 3, sheet.height * 3), Image.NEAREST).save(args.out)
+    os.remove(pgm)
+    print("wrote", args.out)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["peer", "table"])
+    ap.add_argument("what", choices=["peer", "table", "nearest"])
     ap.add_argument("--build", default=os.path.join(ROOT, "build-bench"))
     ap.add_argument("--hidden", type=int, default=16)
     ap.add_argument("--det", type=int, default=100)
@@ -138,10 +167,13 @@ def main():
     ap.add_argument("--rows", default=None, help="table: comma-separated row names (default: every row)")
     ap.add_argument("--dir", default=os.path.join(HERE, "table"), help="table: per-row curves and models")
     ap.add_argument("--eval-every", type=int, default=10)
+    ap.add_argument("--model", default=os.path.join(HERE, "table", "h16.zeta"), help="nearest: the model")
+    ap.add_argument("--n", type=int, default=16, help="nearest: samples")
     args = ap.parse_args()
     if args.out is None:
-        args.out = os.path.join(HERE, f"peer_h{args.hidden}.csv" if args.what == "peer" else "table.csv")
-    return peer(args) if args.what == "peer" else table(args)
+        args.out = {"peer": os.path.join(HERE, f"peer_h{args.hidden}.csv"), "table": os.path.join(HERE, "table.csv"),
+                    "nearest": os.path.join(ROOT, "docs", "darn", "nearest_h16.png")}[args.what]
+    return {"peer": peer, "table": table, "nearest": nearest}[args.what](args)
 
 
 if __name__ == "__main__":
