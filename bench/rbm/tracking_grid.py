@@ -218,8 +218,8 @@ def pooled(rows):
 def table_line(label, rows):
     n = len(rows)
     if n == 0:
-        return "%-26s %4d" % (label, 0)
-    return "%-26s %4d  %s  %s  %s  %s  %s  %9.3f %9.3f %8.3f" % (
+        return "%-34s %4d" % (label, 0)
+    return "%-34s %4d  %s  %s  %s  %s  %s  %9.3f %9.3f %8.3f" % (
         label, n,
         pct(sum(num(r["max_abs_error"]) <= MAX_ERROR for r in rows) / n),
         pct(sum(num(r["rms_error"]) <= MAX_RMS for r in rows) / n),
@@ -231,7 +231,7 @@ def table_line(label, rows):
         statistics.median(num(r["rms_error"]) for r in rows))
 
 
-HEADER = ("%-26s %4s  %6s  %6s  %6s  %6s  %6s  %9s %9s %8s" %
+HEADER = ("%-34s %4s  %6s  %6s  %6s  %6s  %6s  %9s %9s %8s" %
           ("", "runs", "max<=1", "rms<=.3", "cov", "cov>=75", "all", "med max", "worst", "med rms"))
 
 
@@ -287,6 +287,9 @@ def summary(args):
     for s in samplers:
         print(table_line(s, by_sampler[s]))
     print()
+    # What a default can set (the sampler, the initialisation, the chains per rung), over the user's settings.
+    section("by init and chains per rung (the choices a default makes)",
+            lambda r: "init %s, %s chains" % (r["init"], r["chains"]))
     section("by rate (decay: eps_t = min(2000 eps/(t+1), eps))", lambda r: cell_settings(r["cell"])["rate"])
     section("by batch", lambda r: "batch %s" % r["batch"])
     section("by init", lambda r: "init %s" % r["init"])
