@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""Robustness of log Z tracking over a grid of data and training settings, two samplers side by side.
+
+Every cell trains a small RBM (n_h <= 20, exact log Z by enumeration) with zeta::TrackedTrainer and compares the
+tracked log Z with the exact one at 40 evenly spaced checkpoints (build/bench/bench_tracking_grid, one process per
+cell and sampler). The grid:
+  data      Fashion-MNIST class pairs 0,6 (T-shirt/shirt), 2,4 (pullover/coat), 5,7 (sandal/sneaker),
+            1,9 (trouser/ankle boot), 3,000 rows each (the first of those classes in Debian's training split);
+            the full training split (all 60,000 rows); Bars-and-Stripes 4x4 (all 30 images)
+  hidden    12, 16, 20
+  batch     10, 20, 50, 100
+  rate      1e-3, 3e-3, 1e-2, each constant and decayed (lr_decay 2000: eps_t = min(2000 eps / (t+1), eps))
+  chains    10, 20 per rung (10 rungs, linear ladder)
+  seed      1, 2, 3
+  init      zero (W, b, c = 0) and data (Hinton's: Rbm::init_from_data, weight sd 0.01)
+  sampler   paper (Desjardins et al.'s: no data moves) and data-moves (data_move_rungs 1), both in every cell
+6,000 updates per run. The full product is 5,184 cells (10,368 runs); --full runs it all. By default the script
+runs the first --cells cells of one fixed random order of the grid (random.Random(1).shuffle of the product in the
+order above), so a larger --cells extends a smaller run. Results are appended to --csv one row per run (and every
+checkpoint to --traces); cells already in the CSV are skipped, so the script can be stopped and rerun.
+
+  /usr/bin/python3 bench/rbm/tracking_grid.py --bin build/bench/bench_tracking_grid --cells 30 --jobs 1
+  /usr/bin/python3 bench/rbm/tracking_grid.py --summary
+
+--summary prints, per sampler, the share of cells meeting the targets (max |error| <= 1 nat and RMS <= 0.3 after
+the first 500 updates, 2-sd coverage >= 90% pooled and >= 75% in every cell), the worst cells with the sampler's
+and tracker's diagnostics there, breakdowns by rate, batch, init, data, hidden size and chains, and how those
+diagnostics differ between checkpoints where the tracker held and where it did not.
+"""
+import argparse
+import csv
+import itertools
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_OUT = os.path.join(HERE, "tracking_grid")
+
+DATA = [("fashion", "0,6", 3000), ("fashion", "2,4", 3000), ("fashion", "5,7", 3000), ("fashion", "1,9", 3000),
+        ("fashion", "all", 0), ("bas", "", 0)]
+HIDDEN = [12, 16, 20]
+BATCH = [10, 20, 50, 100]
+RATES = [(1e-3, 0), (1e-3, 2000), (3e-3, 0), (3e-3, 2000), (1e-2, 0), (1e-2, 2000)]
+CHAINS = [10, 20]
+SEEDS = [1, 2, 3]
+INITS = ["zero", "data"]
+SAMPLERS = ["paper", "data-moves"]
+
+# The issue's targets.
+MAX_ERROR = 1.0
+MAX_RMS = 0.3
+POOLED_COVERAGE = 0.90
+CELL_COVERAGE = 0.75
+
+
+def grid():
+    cells = []
+    for (data, classes, rows), hidden, batch, (lr, decay), chains, seed, init in itertools.product(
+            DATA, HIDDEN, BATCH, RATES, CHAINS, SEEDS, INITS):
+        cells.append(dict(data=data, classes=classes, rows_arg=rows, hidden=hidden, batch=batch, lr=lr,
+                          lr_decay=decay, chains=chains, seed=seed, init=init))
+    return cells
+
+
+def cell_id(c):
+    source = "bas4" if c["data"] == "bas" else "fashion:%s:%d" % (c["classes"], c["rows_arg"])
+    return "%s|h%d|b%d|lr%g|decay%g|c%d|s%d|%s" % (source, c["hidden"], c["batch"], c["lr"], c["lr_decay"],
+                                                   c["chains"], c["seed"], c["init"])
+
+
+def command(binary, c, sampler, args, trace):
+    cmd = [binary, "--data", c["data"], "--hidden", str(c["hidden"]), "--batch", str(c["batch"]),
+           "--lr", repr(c["lr"]), "--lr-decay", str(c["lr_decay"]), "--chains", str(c["chains"]),
+           "--temperatures", str(args.temperatures), "--updates", str(args.updates),
+           "--checkpoints", str(args.checkpoints), "--seed", str(c["seed"]), "--init", c["init"],
+           "--trace", trace]
+    # "data-moves-K": the data-moves sampler with data moves at the K coldest rungs.
+    if sampler.startswith("data-moves-"):
+        cmd += ["--sampler", "data-moves", "--data-move-rungs", sampler[len("data-moves-"):]]
+    else:
+        cmd += ["--sampler", sampler]
+    if c["data"] == "fashion":
+        cmd += ["--classes", c["classes"], "--rows", str(c["rows_arg"])]
+    return cmd
+
+
+def flatten(result):
+    out = {}
+    for key, value in result.items():
+        if isinstance(value, dict):
+            for k, v in value.items():
+                out["%s_%s" % (key, k)] = ";".join("%.6g" % x for x in v) if isinstance(v, list) else v
+        elif isinstance(value, list):
+            out[key] = ";".join("%.6g" % x for x in value)
+        else:
+            out[key] = value
+    return out
+
+
+def read_rows(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def append_rows(path, rows, columns=None):
+    header = None
+    if os.path.exists(path) and os.path.getsize(path) > 0:
+        with open(path) as f:
+            header = next(csv.reader(f))
+    new_file = header is None
+    if new_file:
+        header = columns or list(rows[0].keys())
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=header, extrasaction="ignore", restval="")
+        if new_file:
+            w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+
+def run_cell(binary, c, sampler, args, scratch):
+    name = "".join(ch if ch.isalnum() or ch in ".-" else "_" for ch in "%s_%s" % (cell_id(c), sampler))
+    trace = os.path.join(scratch, "trace_%s.csv" % name)
+    cmd = command(binary, c, sampler, args, trace)
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    start = time.time()
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        return c, sampler, None, None, "exit %d: %s" % (out.returncode, out.stderr.strip())
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    with open(trace) as f:
+        trace_rows = list(csv.DictReader(f))
+    os.remove(trace)
+    row = dict(cell=cell_id(c), **flatten(result))
+    row["sampler"] = sampler  # the script's name for it (data-moves-K runs as --sampler data-moves)
+    for r in trace_rows:
+        r["cell"] = cell_id(c)
+        r["sampler"] = sampler
+    return c, sampler, row, trace_rows, "%.0f s" % (time.time() - start)
+
+
+def run_grid(args):
+    cells = grid()
+    if not args.full:
+        random.Random(1).shuffle(cells)
+        cells = cells[:args.cells]
+    done = {(r["cell"], r["sampler"]) for r in read_rows(args.csv)}
+    todo = [(c, s) for c in cells for s in args.samplers if (cell_id(c), s) not in done]
+    print("%d cells x %d samplers: %d runs to do, %d done" % (len(cells), len(args.samplers), len(todo),
+                                                             len(cells) * len(args.samplers) - len(todo)),
+          flush=True)
+    os.makedirs(os.path.dirname(os.path.abspath(args.csv)), exist_ok=True)
+    scratch = os.path.dirname(os.path.abspath(args.csv))
+    deadline = time.time() + args.stop_after * 60 if args.stop_after else None
+    def job(c, s):
+        if deadline is not None and time.time() >= deadline:
+            return c, s, None, None, "skipped: --stop-after"
+        return run_cell(args.bin, c, s, args, scratch)
+
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [pool.submit(job, c, s) for c, s in todo]
+        for fut in as_completed(futures):
+            c, s, row, trace_rows, note = fut.result()
+            if row is None:
+                if not note.startswith("skipped"):
+                    print("FAILED %s %s: %s" % (cell_id(c), s, note), file=sys.stderr, flush=True)
+                continue
+            append_rows(args.csv, [row])
+            if trace_rows:
+                append_rows(args.traces, trace_rows, ["cell", "sampler"] + [k for k in trace_rows[0]
+                                                                            if k not in ("cell", "sampler")])
+            print("%-60s %-10s max %8.3f  rms %7.3f  cov %4.2f  ll %8.2f  (%s)" % (
+                cell_id(c), s, float(row["max_abs_error"]), float(row["rms_error"]), float(row["coverage_2sd"]),
+                float(row["train_log_likelihood"]), note), flush=True)
+
+
+# ---- summary ----
+
+def num(x):
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def passes(r):
+    return (num(r["max_abs_error"]) <= MAX_ERROR and num(r["rms_error"]) <= MAX_RMS
+            and num(r["coverage_2sd"]) >= CELL_COVERAGE)
+
+
+def pct(x):
+    return "%5.1f%%" % (100.0 * x) if x == x else "   n/a"
+
+
+def quantile(xs, q):
+    xs = sorted(x for x in xs if x == x)
+    if not xs:
+        return float("nan")
+    k = (len(xs) - 1) * q
+    lo = int(k)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def pooled(rows):
+    scored = sum(int(r["scored_checkpoints"]) for r in rows)
+    return sum(int(r["within_2sd"]) for r in rows) / scored if scored else float("nan")
+
+
+def table_line(label, rows):
+    n = len(rows)
+    if n == 0:
+        return "%-34s %4d" % (label, 0)
+    return "%-34s %4d  %s  %s  %s  %s  %s  %9.3f %9.3f %8.3f" % (
+        label, n,
+        pct(sum(num(r["max_abs_error"]) <= MAX_ERROR for r in rows) / n),
+        pct(sum(num(r["rms_error"]) <= MAX_RMS for r in rows) / n),
+        pct(pooled(rows)),
+        pct(sum(num(r["coverage_2sd"]) >= CELL_COVERAGE for r in rows) / n),
+        pct(sum(passes(r) for r in rows) / n),
+        statistics.median(num(r["max_abs_error"]) for r in rows),
+        max(num(r["max_abs_error"]) for r in rows),
+        statistics.median(num(r["rms_error"]) for r in rows))
+
+
+HEADER = ("%-34s %4s  %6s  %6s  %6s  %6s  %6s  %9s %9s %8s" %
+          ("", "runs", "max<=1", "rms<=.3", "cov", "cov>=75", "all", "med max", "worst", "med rms"))
+
+
+def cell_settings(cell):
+    source, hidden, batch, lr, decay, chains, seed, init = cell.split("|")
+    return dict(source=source, hidden=hidden, batch=batch, rate="%s %s" % (lr, "const" if decay == "decay0"
+                                                                            else decay),
+                chains=chains, seed=seed, init=init)
+
+
+def summary(args):
+    rows = read_rows(args.csv)
+    if not rows:
+        print("no results in %s" % args.csv)
+        return
+    samplers = sorted({r["sampler"] for r in rows}, key=lambda s: (s not in SAMPLERS, SAMPLERS.index(s)
+                                                                    if s in SAMPLERS else s))
+    by_sampler = {s: [r for r in rows if r["sampler"] == s] for s in samplers}
+    cells_of = {s: {r["cell"] for r in by_sampler[s]} for s in samplers}
+    paired = set.intersection(*cells_of.values()) if cells_of else set()
+    print("Tracking-robustness grid: %d runs, %d cells run with every sampler (%s)." % (
+        len(rows), len(paired), ", ".join(samplers)))
+    print("Targets per cell after the first 500 updates: max |tracked - exact| <= %g nat, RMS <= %g, 2-sd "
+          "coverage >= %d%% (and >= %d%% pooled)." % (MAX_ERROR, MAX_RMS, 100 * CELL_COVERAGE,
+                                                      100 * POOLED_COVERAGE))
+    print("Columns: share of runs with max<=1, rms<=0.3; pooled coverage; share with coverage>=75%; share meeting "
+          "all three per-cell targets; median and worst max |error|; median RMS.\n")
+
+    def section(title, key):
+        print("== %s ==" % title)
+        print(HEADER)
+        for s in samplers:
+            groups = {}
+            for r in by_sampler[s]:
+                if r["cell"] in paired:
+                    groups.setdefault(key(r), []).append(r)
+            for g in sorted(groups, key=sort_key):
+                print(table_line("%s  %s" % (s, g) if g else s, groups[g]))
+        print()
+
+    def sort_key(g):
+        parts = []
+        for p in str(g).split():
+            try:
+                parts.append((0, float(p), ""))
+            except ValueError:
+                parts.append((1, 0.0, p))
+        return parts
+
+    section("pooled over the cells run with every sampler", lambda r: "")
+    print("== pooled over all runs of each sampler ==")
+    print(HEADER)
+    for s in samplers:
+        print(table_line(s, by_sampler[s]))
+    print()
+    # What a default can set (the sampler, the initialisation, the chains per rung), over the user's settings.
+    section("by init and chains per rung (the choices a default makes)",
+            lambda r: "init %s, %s chains" % (r["init"], r["chains"]))
+    section("by rate (decay: eps_t = min(2000 eps/(t+1), eps))", lambda r: cell_settings(r["cell"])["rate"])
+    section("by batch", lambda r: "batch %s" % r["batch"])
+    section("by init", lambda r: "init %s" % r["init"])
+    section("by data", lambda r: cell_settings(r["cell"])["source"])
+    section("by hidden", lambda r: "hidden %s" % r["hidden"])
+    section("by chains per rung", lambda r: "chains %s" % r["chains"])
+
+    # Paired comparison.
+    if len(samplers) >= 2 and paired:
+        a, b = samplers[0], samplers[1]
+        ra = {r["cell"]: r for r in by_sampler[a]}
+        rb = {r["cell"]: r for r in by_sampler[b]}
+        better = sum(num(rb[c]["max_abs_error"]) < num(ra[c]["max_abs_error"]) for c in paired)
+        dll = [num(rb[c]["train_log_likelihood"]) - num(ra[c]["train_log_likelihood"]) for c in paired]
+        print("== paired: %s against %s on %d cells ==" % (b, a, len(paired)))
+        print("%s has the smaller max |error| in %d of %d cells; training log-likelihood %s - %s: median %+.2f, "
+              "mean %+.2f, min %+.2f, max %+.2f nats" % (b, better, len(paired), b, a, statistics.median(dll),
+                                                         statistics.mean(dll), min(dll), max(dll)))
+        print()
+
+    print("== worst runs (by max |error|) ==")
+    for s in samplers:
+        worst = sorted(by_sampler[s], key=lambda r: -num(r["max_abs_error"]))[:args.worst]
+        for r in worst:
+            print("%-10s %s\n           max %.3f rms %.3f mean %+.3f cov %.2f ll %.2f | worst at update %s: "
+                  "err %+.3f sd %.3f, min swap %.3f (recent %.3f), data-move accept %s, IS ESS/N mean %.3f min "
+                  "%.3f, bridge ESS/N min %.3f, cold modes %s/%s changed %.2f | end: swap %.3f, data-move %s, IS "
+                  "ESS/N %.3f, modes %s changed %.2f" % (
+                      s, r["cell"], num(r["max_abs_error"]), num(r["rms_error"]), num(r["mean_error"]),
+                      num(r["coverage_2sd"]), num(r["train_log_likelihood"]), r["worst_update"],
+                      num(r["worst_error"]), num(r["worst_tracked_sd"]), num(r["worst_min_swap_window"]),
+                      num(r["worst_min_swap_recent"]), r["worst_data_move_accept_window"] or "-",
+                      num(r["worst_is1_ess_mean"]), num(r["worst_is1_ess_min"]), num(r["worst_bridge_ess_min"]),
+                      r["worst_distinct_cold_modes"], r["chains"], num(r["worst_cold_mode_changes"]),
+                      num(r["end_min_swap_window"]), r["end_data_move_accept_window"] or "-",
+                      num(r["end_is1_ess_mean"]), r["end_distinct_cold_modes"], num(r["end_cold_mode_changes"])))
+        print()
+
+    # Which of the trainer's own diagnostics separate checkpoints where the tracker held from those where it did
+    # not: quartiles of each over the scored checkpoints (after 500 updates).
+    traces = [t for t in read_rows(args.traces) if num(t["update"]) > 500]
+    if traces:
+        print("== diagnostics at scored checkpoints: held (|err| <= 2 sd and <= 1 nat) vs not ==")
+        print("%-12s %-26s %6s  %8s %8s %8s" % ("sampler", "diagnostic", "n", "q25", "median", "q75"))
+        names = ["min_swap_window", "data_move_accept_window_0", "is1_ess_mean", "is1_ess_min", "bridge_ess_min",
+                 "cold_mode_changes", "distinct_cold_modes", "tracked_sd"]
+        for s in samplers:
+            ts = [t for t in traces if t["sampler"] == s]
+            for held in (True, False):
+                group = [t for t in ts if (abs(num(t["error"])) <= 2 * num(t["tracked_sd"])
+                                           and abs(num(t["error"])) <= MAX_ERROR) == held]
+                for name in names:
+                    xs = [num(t[name]) for t in group]
+                    xs = [x for x in xs if x == x]
+                    if not xs:
+                        continue
+                    print("%-12s %-26s %6d  %8.3f %8.3f %8.3f" % (
+                        s, ("held " if held else "missed ") + name, len(xs), quantile(xs, 0.25), quantile(xs, 0.5),
+                        quantile(xs, 0.75)))
+            print()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bin", default="build/bench/bench_tracking_grid")
+    p.add_argument("--csv", default=os.path.join(DEFAULT_OUT, "results.csv"))
+    p.add_argument("--traces", default=os.path.join(DEFAULT_OUT, "traces.csv"),
+                   help="every checkpoint of every run (update, errors, diagnostics)")
+    p.add_argument("--cells", type=int, default=30, help="the first N cells of the fixed random order")
+    p.add_argument("--full", action="store_true", help="the whole grid (5,184 cells)")
+    p.add_argument("--samplers", default=",".join(SAMPLERS), 
+                   help="comma-separated: paper, data-moves, default, data-moves-K (data moves at the K coldest rungs)")
+    p.add_argument("--jobs", type=int, default=1, help="processes at a time (each single-threaded)")
+    p.add_argument("--temperatures", type=int, default=10)
+    p.add_argument("--updates", type=int, default=6000)
+    p.add_argument("--checkpoints", type=int, default=40)
+    p.add_argument("--stop-after", type=float, default=0, help="start no run after this many minutes (0: no limit)")
+    p.add_argument("--summary", action="store_true", help="print the tables from --csv and --traces and exit")
+    p.add_argument("--worst", type=int, default=6, help="worst runs listed per sampler")
+    args = p.parse_args()
+    args.samplers = args.samplers.split(",")
+    if args.summary:
+        summary(args)
+    else:
+        run_grid(args)
+
+
+if __name__ == "__main__":
+    main()
