@@ -153,9 +153,9 @@ def run_grid(args):
         random.Random(1).shuffle(cells)
         cells = cells[:args.cells]
     done = {(r["cell"], r["sampler"]) for r in read_rows(args.csv)}
-    todo = [(c, s) for c in cells for s in args.samplers if (cell_id(c), s) not in done]
-    print("%d cells x %d samplers: %d runs to do, %d done" % (len(cells), len(args.samplers), len(todo),
-                                                             len(cells) * len(args.samplers) - len(todo)),
+    pending = [(c, s) for c in cells for s in args.samplers if (cell_id(c), s) not in done]
+    print("%d cells x %d samplers: %d runs to do, %d done" % (len(cells), len(args.samplers), len(pending),
+                                                             len(cells) * len(args.samplers) - len(pending)),
           flush=True)
     os.makedirs(os.path.dirname(os.path.abspath(args.csv)), exist_ok=True)
     scratch = os.path.dirname(os.path.abspath(args.csv))
@@ -166,7 +166,7 @@ def run_grid(args):
         return run_cell(args.bin, c, s, args, scratch)
 
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(job, c, s) for c, s in todo]
+        futures = [pool.submit(job, c, s) for c, s in pending]
         for fut in as_completed(futures):
             c, s, row, trace_rows, note = fut.result()
             if row is None:

@@ -12,6 +12,8 @@
 #include "zeta/rbm/estimators.hpp"
 #include "zeta/rbm/tempering.hpp"
 
+#include "bridge_observations.hpp"
+
 namespace zeta {
 namespace {
 
@@ -273,26 +275,6 @@ RbmGradient removal_cost_gradient_exact(const Rbm& rbm, const MatrixD& data, int
 // The pruner.
 
 namespace {
-
-// The bridge observations of the ladder at its current state, as SmlTrainer records them for the tracker.
-template <class S>
-void record_bridge(const TemperedSampler<S>& sampler, StepObservations& obs) {
-  const int M = sampler.n_temperatures();
-  obs.betas = sampler.betas();
-  const auto pairs = static_cast<std::size_t>(M - 1);
-  obs.lower_at_own.resize(pairs);
-  obs.lower_at_next.resize(pairs);
-  obs.upper_at_lower.resize(pairs);
-  obs.upper_at_own.resize(pairs);
-  const VectorD& own = sampler.own_log_q();
-  const Eigen::Index n = sampler.chains_per_temperature();
-  for (int i = 0; i + 1 < M; ++i) {
-    const auto k = static_cast<std::size_t>(i);
-    obs.lower_at_own[k] = own.segment(i * n, n);
-    sampler.neighbour_log_q(i, obs.lower_at_next[k], obs.upper_at_lower[k]);
-    obs.upper_at_own[k] = own.segment((i + 1) * n, n);
-  }
-}
 
 // z_i of the noise-aware rule from the two estimates and their variances (see PruneRule::kNoiseAware).
 double agreement_probability(double kl, double kl_variance, double cost, double cost_variance) {

@@ -8,6 +8,8 @@
 
 #include "zeta/base/error.hpp"
 
+#include "bridge_observations.hpp"
+
 namespace zeta {
 
 namespace {
@@ -222,25 +224,6 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       owner_.inc_b_.setZero();
       owner_.inc_c_.setZero();
       throw Error(ErrorCode::kNumeric, "training diverged: a parameter became non-finite (lower the learning rate)");
-    }
-  }
-
-  static void record_bridge(const TemperedSampler<S>& sampler, StepObservations& obs) {
-    const int M = sampler.n_temperatures();
-    const auto& betas = sampler.betas();
-    obs.betas = betas;
-    const auto pairs = static_cast<std::size_t>(M - 1);
-    obs.lower_at_own.resize(pairs);
-    obs.lower_at_next.resize(pairs);
-    obs.upper_at_lower.resize(pairs);
-    obs.upper_at_own.resize(pairs);
-    const VectorD& own = sampler.own_log_q();
-    const Eigen::Index n = sampler.chains_per_temperature();
-    for (int i = 0; i + 1 < M; ++i) {
-      const auto k = static_cast<std::size_t>(i);
-      obs.lower_at_own[k] = own.segment(i * n, n);
-      sampler.neighbour_log_q(i, obs.lower_at_next[k], obs.upper_at_lower[k]);
-      obs.upper_at_own[k] = own.segment((i + 1) * n, n);
     }
   }
 
