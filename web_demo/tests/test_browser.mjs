@@ -120,7 +120,7 @@ async function testDemo(page) {
   // 2. Tracking: tracked log Z after every update, exact log Z points, log-likelihood curves, the tracker's
   // health polled after every update (a window closes every 150), with data moves, the default sampler.
   assert.equal(await page.locator('#tracking form [name=sampler]').inputValue(), 'data-moves');
-  await setParams(page, 'tracking', { evalEvery: 25, nHidden: 12, learningRate: 0.005 });
+  await setParams(page, 'tracking', { evalEvery: 25, nHidden: 12 });
   await page.click('#tracking .start');
   await waitFor(page, 'tracking: 200 tracked log Z points and 8 exact-log-Z evaluations',
                 () => { const t = window.zetaDemo.panels.tracking; return t.points >= 200 && t.evaluations >= 8; },
@@ -188,7 +188,7 @@ async function testDemo(page) {
   log(`tracking, paper's sampler at rate 0.1: "${text}"`);
   await page.locator('#tracking').screenshot({ path: path.join(shots, 'demo_tracking_warning.png') });
   // Back to the defaults: Reset clears the warning and its ranges.
-  await setParams(page, 'tracking', { sampler: 'data-moves', learningRate: 0.005 });
+  await setParams(page, 'tracking', { sampler: 'data-moves', learningRate: 0.001 });
   await page.click('#tracking .reset');
   assert.equal(await warning.isVisible(), false, 'Reset clears the warning line');
   assert.deepEqual((await state(page, 'tracking')).warningRanges, []);
