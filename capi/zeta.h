@@ -187,10 +187,10 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *   adaptive_tempering     0      0,1       move the PT ladder to maximise the replicas' round-trip flow
  *   adapt_interval         200    int >= 1  sampler iterations between ladder moves
  *   adapt_damping          0.5    (0, 1]    fraction of the way to the optimal ladder per move
- *   data_move_rungs        0      int >= 0  PCD/PT: the coldest rungs (<= M; PCD: <= 1) whose chains also get a
+ *   data_move_rungs        1      int >= 0  PCD/PT: the coldest rungs (<= M; PCD: <= 1) whose chains also get a
  *                                           hidden-space Metropolis-Hastings move per sweep proposing from the
  *                                           aggregate posterior of recent training rows; 0 = Desjardins et al.'s
- *                                           sampler (CD: must be 0)
+ *                                           sampler (CD ignores it; set explicitly with CD: error)
  *   data_pool_rows         1000   int >= 1  recent training rows that proposal is built from
  *   cold_sweep_rungs       0      int >= 0  PCD/PT: the coldest rungs (<= M; PCD: <= 1) that get cold_sweeps extra
  *                                           Gibbs sweeps per update (with their data moves); they relax slowest
@@ -255,6 +255,12 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *   prune_tempered_beta_min 0.9   [0, 1)    the tempered transition's lowest beta, as a fraction of each rung's
  *   prune_cost_form        0      0,1       removal cost: 0 exact log p(h_k = 0), 1 the first-order -p(h_k = 1)
  *                                           (an upper bound)
+ * Trainers, continued (zeta_trainer_new):
+ *   init_from_data         1      0,1       a model whose W, b and c are all zero at the first update (as
+ *                                           zeta_rbm_new makes it) is first set by zeta_rbm_init_from_data(rows,
+ *                                           0.01)
+ *                                           from the rows of the first zeta_trainer_train call or
+ *                                           zeta_trainer_step batch, with a generator seeded by seed
  * The other keys apply to the trainer only (and those the Pruners line names to pruners too). Each *_new taking
  * options rejects, with ZETA_ERR_ARGUMENT naming the key, any key that was set with zeta_options_set but does
  * not apply to the kind of handle it makes.
@@ -302,6 +308,21 @@ ZETA_API zeta_status zeta_trainer_train(zeta_trainer *trainer, const double *dat
  * Needs method 2 (PT), else ZETA_ERR_UNSUPPORTED. Before the first step the tracker knows only log Z at
  * beta 0: mean is the closed-form guess for W = 0 and std_dev is +inf. O(1). */
 ZETA_API zeta_status zeta_trainer_log_z(const zeta_trainer *trainer, double *mean, double *std_dev);
+/* Warnings of the tracked log Z: bits of zeta_trainer_tracking_health's *warnings. */
+#define ZETA_TRACKING_LOW_SWAP_RATE 1     /* a neighbouring pair of rungs swapped < 20% of the time */
+#define ZETA_TRACKING_COLD_CHAINS_STUCK 2 /* < 20% of the beta = 1 chains changed mode */
+#define ZETA_TRACKING_LOW_ESS 4           /* an update's beta = 1 importance weights had ESS < 30% of the chains */
+/* The sampler's own diagnostics of the tracked log Z over the last complete window (windows end at multiples of 150
+ * updates; they start again when the model is changed outside the trainer): the lowest swap acceptance of a neighbouring pair, the
+ * share of beta = 1 chain slots whose mode (most probable h) changed from the window's start to its end, the
+ * lowest effective sample size of one update's beta = 1 importance weights as a fraction of the chains, and
+ * *warnings, the ZETA_TRACKING_* bits whose condition held (0: none). A set bit means the tracked value may be off
+ * by more than its std_dev: on the robustness grid (docs/tracking.md) they flagged 92% of the checkpoints more than
+ * 1 nat from exact log Z, and 39% of those within 1 nat. Before the first complete window the values are NaN and
+ * *warnings is 0. Any output may be NULL. Needs PT. O(1). */
+ZETA_API zeta_status zeta_trainer_tracking_health(const zeta_trainer *trainer, double *min_swap_rate,
+                                                  double *cold_mode_changes, double *min_ess_fraction,
+                                                  int32_t *warnings);
 /* log Z of the current model with the model held fixed ("settled"): the tracker's estimator run on its own
  * for sweeps sampler iterations (Gibbs sweeps, data moves, swaps; the ladder held) on a copy of the chains,
  * the first burn_in dropped. While training moves the model the persistent chains lag it and the online value

@@ -34,7 +34,7 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
       ->excludes("--temperatures");  // the ladder's length is M
   cmd->add_option("--data-moves", o.data_moves,
                   "PCD/PT: coldest rungs that also get data-driven hidden-space Metropolis-Hastings moves "
-                  "(0 = Desjardins et al.'s sampler)")
+                  "(0 = Desjardins et al.'s sampler; CD ignores it)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--data-pool", o.data_pool, "training rows whose aggregate posterior the data moves propose from")

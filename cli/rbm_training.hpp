@@ -32,7 +32,7 @@ struct TrainOptions {
   bool adaptive = false;
   bool full_energy = false;
   std::vector<double> ladder;  // PT: initial inverse temperatures (empty: linear)
-  int data_moves = 0;
+  int data_moves = 1;
   int data_pool = 1000;
   int cold_rungs = 0;
   int cold_sweeps = 0;

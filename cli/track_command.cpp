@@ -91,8 +91,7 @@ int run_track(const TrackOptions& o, bool quiet) {
     write_file_atomic(o.plot, Bytes(svg.begin(), svg.end()));
   };
   ProgressLine line(!quiet);
-  constexpr double kLowSwapRate = 0.2;
-  bool warned_low_swap = false;
+  int warned = 0;  // the tracker's warning bits last reported
   for (std::int64_t t = 1; t <= o.train.updates; ++t) {
     tracked.step(batches.next());
     line(Progress{"tracking", t, o.train.updates, tracked.log_z()});
@@ -129,15 +128,15 @@ int run_track(const TrackOptions& o, bool quiet) {
     const double nan = std::nan("");
     double min_swap = 1.0;
     for (double r : tracked.trainer().recent_swap_rates()) min_swap = std::min(min_swap, r);
-    // PT practice aims at swap rates of ~0.2 or more. At 784x500 a 10-rung ladder sat at 0.02-0.08 and the tracked
-    // log Z strayed up to ~1 nat from AIS; 20 rungs (0.30-0.36) halved the error (docs/tracking.md). Said once.
-    if (min_swap < kLowSwapRate && !warned_low_swap) {
-      std::fprintf(stderr,
-                   "\rwarning: update %lld: lowest swap rate between adjacent temperatures is %.3f (< %.1f); the "
-                   "bridges across that pair rest on few exchanges and the tracked log Z may stray beyond its sd: "
-                   "use more --temperatures\n",
-                   static_cast<long long>(t), min_swap, kLowSwapRate);
-      warned_low_swap = true;
+    // Said when the set of warnings changes, not at every checkpoint it holds.
+    const TrackingHealth& health = tracked.health();
+    if (health.warnings != warned) {
+      if (health.warnings != 0)
+        std::fprintf(stderr, "\rwarning: update %lld: %s\n", static_cast<long long>(t),
+                     tracking_warning_text(health).c_str());
+      else if (warned != 0)
+        std::fprintf(stderr, "\rupdate %lld: the tracker's warnings have cleared\n", static_cast<long long>(t));
+      warned = health.warnings;
     }
     rows.add_row("%lld,%.6g,%.8f,%.8f,%.6f,%.6f,%.6f,%.8f,%.8f,%s,%.4f,%.8f,%.8f", static_cast<long long>(t),
                  tracked.trainer().learning_rate_at(t - 1), tracked.log_z(), tracked.log_z_std_dev(), tr.mean, va.mean,

@@ -86,6 +86,7 @@ int train(const Args& a) {
   rbm.init_from_data(data, init, 0.01);
   zeta::TrainerConfig config;
   config.method = zeta::NegativePhase::kPCD;
+  config.data_move_rungs = 0;  // the paper's starting models: plain PCD
   config.gibbs_steps = gibbs;
   config.chains_per_temperature = 100;
   config.learning_rate = 1e-2;

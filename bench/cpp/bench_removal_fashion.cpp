@@ -10,7 +10,7 @@
 //                         --checkpoint P --checkpoint-every 10000 --resume P --model-out OUT.zeta]
 //
 // The starting model comes from the CLI, e.g. the paper's recipe (PCD-1, batch 1000, learning rate 1e-2, 200,000
-// steps): `zeta train --data fashion --hidden 500 --method pcd --gibbs 1 --chains 1000 --batch 1000 --lr 1e-2
+// steps): `zeta train --data fashion --hidden 500 --method pcd --data-moves 0 --gibbs 1 --chains 1000 --batch 1000 --lr 1e-2
 // --updates 200000 -o M.zeta`.
 // Mini-batches are drawn uniformly with replacement from the training rows (binarised at 0.5). Every `every` steps
 // and at every removal a trace row: N, tracked log Z and its sd, the mean log-likelihood of --eval-rows training

@@ -151,6 +151,7 @@ int main(int argc, char** argv) {
     rbm.init_from_data(x, init);
     zeta::TrainerConfig config;
     config.method = zeta::NegativePhase::kPT;
+    config.data_move_rungs = 0;  // the diagnosis is of Desjardins et al.'s sampler
     config.n_temperatures = o.temperatures;
     config.chains_per_temperature = o.chains;
     config.learning_rate = o.lr;

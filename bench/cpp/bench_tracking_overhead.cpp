@@ -178,6 +178,7 @@ int main(int argc, char** argv) {
       config.gibbs_steps = o.gibbs;
       config.seed = o.seed;
       zeta::TrainerConfig paper_config = config;
+      paper_config.data_move_rungs = 0;
       config.data_move_rungs = o.data_moves;
       config.cold_sweep_rungs = o.cold_rungs;
       config.cold_sweeps = o.cold_sweeps;

@@ -58,6 +58,7 @@ int main(int argc, char **argv) {
   CHECK(zeta_options_set(opts, "chains_per_temperature", chains));
   if (method == 2) CHECK(zeta_options_set(opts, "n_temperatures", temps));
   CHECK(zeta_options_set(opts, "single_precision", single));
+  CHECK(zeta_options_set(opts, "data_move_rungs", 0)); /* plain PCD / SML-PT, as the JavaScript side runs */
   CHECK(zeta_trainer_new(rbm, opts, &tr));
   for (i = 0; i < 5; ++i) { /* warm-up */
     CHECK(zeta_trainer_step(tr, data + off * n_cols, batch));

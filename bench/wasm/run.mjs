@@ -43,7 +43,7 @@ function timeBlocks(fn, updates, blocks = 5) {
 
 function zetaWasm(method) {
   const rbm = new zeta.Rbm(NV, NH, 1).initFromData(train, 0.01);
-  const o = { method, learning_rate: 0.01, single_precision: SINGLE,
+  const o = { method, learning_rate: 0.01, single_precision: SINGLE, data_move_rungs: 0,
               chains_per_temperature: method === 2 ? PT_N : CHAINS };
   if (method === 2) o.n_temperatures = PT_M;
   const tr = new zeta.Trainer(rbm, o);

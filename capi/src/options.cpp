@@ -83,6 +83,7 @@ TrainerConfig trainer_config(const zeta_options& o) {
   c.adapt_interval = static_cast<int>(o.get("adapt_interval"));
   c.adapt_damping = o.get("adapt_damping");
   c.data_move_rungs = static_cast<int>(o.get("data_move_rungs"));
+  c.init_from_data = o.get("init_from_data") != 0.0;
   c.data_pool_rows = static_cast<int>(o.get("data_pool_rows"));
   c.cold_sweep_rungs = static_cast<int>(o.get("cold_sweep_rungs"));
   c.cold_sweeps = static_cast<int>(o.get("cold_sweeps"));

@@ -37,6 +37,9 @@ ZETA_API zeta_status zeta_trainer_new(zeta_rbm* rbm, const zeta_options* opts, z
     need(opts, "opts");
     need(out, "out");
     check_applies(opts, kForTrainer, "a trainer");
+    // The core's CD ignores data moves (their default is on); one asked for explicitly is a mistake to report.
+    if (opts->get("method") == 0.0 && opts->set[option_index("data_move_rungs")] && opts->get("data_move_rungs") != 0.0)
+      fail("data moves need persistent chains (PCD or PT): data_move_rungs must be 0 with method 0 (CD)");
     *out = std::make_unique<zeta_trainer>(rbm, trainer_config(*opts), tracker_config(*opts)).release();
   });
 }
@@ -68,6 +71,19 @@ ZETA_API zeta_status zeta_trainer_log_z(const zeta_trainer* trainer, double* mea
     const zeta::TrackedTrainer& tracked = tracked_of(trainer);
     *mean = tracked.log_z();
     if (std_dev != nullptr) *std_dev = tracked.log_z_std_dev();
+  });
+}
+
+ZETA_API zeta_status zeta_trainer_tracking_health(const zeta_trainer* trainer, double* min_swap_rate,
+                                                  double* cold_mode_changes, double* min_ess_fraction,
+                                                  int32_t* warnings) {
+  return guard(__func__, [&] {
+    need(trainer, "trainer");
+    const zeta::TrackingHealth& health = tracked_of(trainer).health();
+    if (min_swap_rate != nullptr) *min_swap_rate = health.min_swap_rate;
+    if (cold_mode_changes != nullptr) *cold_mode_changes = health.cold_mode_changes;
+    if (min_ess_fraction != nullptr) *min_ess_fraction = health.min_ess_fraction;
+    if (warnings != nullptr) *warnings = health.warnings;
   });
 }
 

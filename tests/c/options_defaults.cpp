@@ -56,6 +56,7 @@ std::string differences(const zeta::TrainerConfig& a, const zeta::TrainerConfig&
   FIELD(a, b, weight_decay, d);
   FIELD(a, b, single_precision, d);
   FIELD(a, b, record_observations, d);
+  FIELD(a, b, init_from_data, d);
   FIELD(a, b, seed, d);
   return d;
 }
@@ -163,7 +164,9 @@ std::string differences(const zeta::PrunerConfig& a, const zeta::PrunerConfig& b
   return d;
 }
 
-// The sampler fields TemperingConfig repeats from TrainerConfig (the trainer copies them across).
+// The sampler fields TemperingConfig repeats from TrainerConfig (the trainer copies them across). Not
+// data_move_rungs: the sampler alone has no training rows to propose from (sampling a given model, a pruner's
+// chains), so only the trainer turns data moves on by default.
 std::string tempering_differences(const zeta::TrainerConfig& t, const zeta::TemperingConfig& s) {
   std::string d;
   if (t.chains_per_temperature != s.chains_per_temperature) d += " chains_per_temperature";
@@ -171,7 +174,6 @@ std::string tempering_differences(const zeta::TrainerConfig& t, const zeta::Temp
   if (t.adaptive_tempering != s.adaptive) d += " adaptive_tempering/adaptive";
   if (t.adapt_interval != s.adapt_interval) d += " adapt_interval";
   if (t.adapt_damping != s.adapt_damping) d += " adapt_damping";
-  if (t.data_move_rungs != s.data_move_rungs) d += " data_move_rungs";
   if (t.data_pool_rows != s.data_pool_rows) d += " data_pool_rows";
   if (t.cold_sweep_rungs != s.cold_sweep_rungs) d += " cold_sweep_rungs";
   if (t.cold_sweeps != s.cold_sweeps) d += " cold_sweeps";

@@ -561,6 +561,14 @@ static void test_trainer_data_moves(void) {
   EXPECT_OK(zeta_options_set(opts, "method", 0));
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "persistent", zeta_trainer_new(rbm, opts, &trainer));
   CHECK(trainer == NULL);
+  { /* the default (data moves on) is no error for CD, which has no chains to move */
+    zeta_options *cd = trainer_options(0);
+    EXPECT_OK(zeta_trainer_new(rbm, cd, &trainer));
+    EXPECT_OK(zeta_trainer_train(trainer, data, ROWS, 8, 5, NULL, NULL));
+    zeta_trainer_free(trainer);
+    trainer = NULL;
+    zeta_options_free(cd);
+  }
   EXPECT_OK(zeta_options_set(opts, "method", 2));
   EXPECT_OK(zeta_options_set(opts, "data_pool_rows", 16));
   expect_trains_and_tracks(rbm, opts, data, ROWS);
@@ -589,6 +597,38 @@ static void test_trainer_cold_sweeps(void) {
   CHECK(trainer == NULL);
   EXPECT_OK(zeta_options_set(opts, "method", 2));
   expect_trains_and_tracks(rbm, opts, data, ROWS);
+  zeta_options_free(opts);
+  zeta_rbm_free(rbm);
+}
+
+/* The tracker's warnings: NaN and no bits before the first window of 150 updates, then values in range and bits
+ * that agree with them; CD/PCD have no tracker. */
+static void test_trainer_tracking_health(void) {
+  enum { ROWS = 64 };
+  zeta_rbm *rbm = make_model(NV, NH);
+  zeta_options *opts = trainer_options(2);
+  zeta_trainer *trainer = NULL;
+  double data[ROWS * NV], swap = 0, modes = 0, ess = 0;
+  int32_t warnings = -1;
+  make_data(data, ROWS, NV);
+  EXPECT_OK(zeta_trainer_new(rbm, opts, &trainer));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "trainer", zeta_trainer_tracking_health(NULL, &swap, &modes, &ess, &warnings));
+  EXPECT_OK(zeta_trainer_train(trainer, data, ROWS, 8, 100, NULL, NULL));
+  EXPECT_OK(zeta_trainer_tracking_health(trainer, &swap, &modes, &ess, &warnings));
+  CHECK(isnan(swap) && isnan(modes) && isnan(ess) && warnings == 0);
+  EXPECT_OK(zeta_trainer_train(trainer, data, ROWS, 8, 100, NULL, NULL));
+  EXPECT_OK(zeta_trainer_tracking_health(trainer, &swap, &modes, &ess, &warnings));
+  CHECK(swap >= 0 && swap <= 1 && modes >= 0 && modes <= 1 && ess > 0 && ess <= 1);
+  CHECK(((warnings & ZETA_TRACKING_LOW_SWAP_RATE) != 0) == (swap < 0.2));
+  CHECK(((warnings & ZETA_TRACKING_COLD_CHAINS_STUCK) != 0) == (modes < 0.2));
+  CHECK(((warnings & ZETA_TRACKING_LOW_ESS) != 0) == (ess < 0.3));
+  EXPECT_OK(zeta_trainer_tracking_health(trainer, NULL, NULL, NULL, NULL));
+  zeta_trainer_free(trainer);
+  zeta_options_free(opts);
+  opts = trainer_options(1);
+  EXPECT_OK(zeta_trainer_new(rbm, opts, &trainer));
+  EXPECT_ERR(ZETA_ERR_UNSUPPORTED, "method", zeta_trainer_tracking_health(trainer, NULL, NULL, NULL, &warnings));
+  zeta_trainer_free(trainer);
   zeta_options_free(opts);
   zeta_rbm_free(rbm);
 }
@@ -833,6 +873,7 @@ int main(int argc, char **argv) {
   test_options();
   test_trainer();
   test_trainer_data_moves();
+  test_trainer_tracking_health();
   test_trainer_cold_sweeps();
   test_log_z_cancellation();
   test_data();

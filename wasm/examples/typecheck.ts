@@ -1,5 +1,6 @@
 // Compiled with `tsc --noEmit --strict` against the installed package's zeta.d.ts (CTest: wasm_npm_package).
 import zetaDefault, { init, Rbm, Trainer, Dataset, Options, ZetaError, EbpNet, EBP_P, type Progress } from 'zeta-wasm';
+import { TRACKING_LOW_ESS, type TrackingHealth } from 'zeta-wasm';
 import { Darn, DARN_ESTIMATOR_REINFORCE, type DarnBlock } from 'zeta-wasm';
 
 async function main(): Promise<number> {
@@ -11,6 +12,8 @@ async function main(): Promise<number> {
   trainer.train(data, { batchSize: 100, updates: 10, onProgress: (p: Progress) => p.done < 5 });
   const { mean, stdDev }: { mean: number; stdDev: number } = trainer.logZ();
   const rates: Float64Array = trainer.swapRates();
+  const health: TrackingHealth = trainer.trackingHealth();
+  const lowEss: boolean = health.lowEss === ((health.warnings & TRACKING_LOW_ESS) !== 0);
   const ais = rbm.logZAis({ runs: 10, betas: 100, seed: 2 });
   const net: EbpNet | null = zetaDefault.hasFunction('zeta_ebp_new') ? new EbpNet(784, [50], 10) : null;
   const err: number = net ? net.errorRate(data, null, EBP_P) : 0;
@@ -32,6 +35,6 @@ async function main(): Promise<number> {
   net?.dispose();
   darn.dispose();
   data.dispose();
-  return mean + stdDev + rates.length + ais.logZ + err + exact[0] + logProb[0] + stdErr[0] + bound[0] + x.length;
+  return mean + stdDev + rates.length + (lowEss ? 0 : 1) + ais.logZ + err + exact[0] + logProb[0] + stdErr[0] + bound[0] + x.length;
 }
 main().then(console.log);

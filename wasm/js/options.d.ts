@@ -34,8 +34,8 @@ export interface OptionValues {
   adapt_damping?: number;
   /**
    * PCD/PT: the coldest rungs (<= M; PCD: <= 1) whose chains also get a hidden-space Metropolis-Hastings move per
-   * sweep proposing from the aggregate posterior of recent training rows; 0 = Desjardins et al.'s sampler (CD: must
-   * be 0) (trainer; default 0; int >= 0)
+   * sweep proposing from the aggregate posterior of recent training rows; 0 = Desjardins et al.'s sampler (CD
+   * ignores it; set explicitly with CD: error) (trainer; default 1; int >= 0)
    */
   data_move_rungs?: number;
   /** recent training rows that proposal is built from (trainer; default 1000; int >= 1) */
@@ -145,5 +145,11 @@ export interface OptionValues {
   prune_tempered_beta_min?: number;
   /** removal cost: 0 exact log p(h_k = 0), 1 the first-order -p(h_k = 1) (an upper bound) (pruners; default 0; 0,1) */
   prune_cost_form?: 0 | 1 | boolean;
+  /**
+   * a model whose W, b and c are all zero at the first update (as zeta_rbm_new makes it) is first set by
+   * zeta_rbm_init_from_data(rows, 0.01) from the rows of the first zeta_trainer_train call or zeta_trainer_step
+   * batch, with a generator seeded by seed (trainer; default 1; 0,1)
+   */
+  init_from_data?: 0 | 1 | boolean;
   [key: string]: number | boolean | undefined;
 }

@@ -5,6 +5,13 @@ import {
 } from './runtime.js';
 import { rowsArg } from './data.js';
 
+/** Bits of Trainer.trackingHealth().warnings (the C API's ZETA_TRACKING_*): a neighbouring pair of rungs swapped
+ *  < 20% of the time; < 20% of the beta = 1 chains changed mode; an update's beta = 1 importance weights had an
+ *  effective sample size < 30% of the chains. */
+export const TRACKING_LOW_SWAP_RATE = 1;
+export const TRACKING_COLD_CHAINS_STUCK = 2;
+export const TRACKING_LOW_ESS = 4;
+
 /** A binary restricted Boltzmann machine, E(v,h) = -v'Wh - b'v - c'h. */
 export class Rbm extends Handle {
   constructor(nVisible, nHidden, seed = 0) {
@@ -217,6 +224,27 @@ export class Trainer extends Handle {
   logZ() {
     const p = this._check();
     return outEstimate((m, sd) => mod()._zeta_trainer_log_z(p, m, sd));
+  }
+  /** The tracker's own diagnostics over its last complete window of 150 updates (zeta_trainer_tracking_health):
+   *  {minSwapRate, coldModeChanges, minEssFraction, warnings (TRACKING_* bits), lowSwapRate, coldChainsStuck,
+   *  lowEss}. A warning says the tracked sd should not be believed, not that the value is wrong. NaN values and no
+   *  warning before the first window; needs parallel tempering, method 2. */
+  trackingHealth() {
+    const p = this._check();
+    return withScope((s) => {
+      const swap = s.f64(1);
+      const modes = s.f64(1);
+      const ess = s.f64(1);
+      const bits = s.i32(1);
+      check(mod()._zeta_trainer_tracking_health(p, swap, modes, ess, bits));
+      const warnings = readI32(bits);
+      return {
+        minSwapRate: readF64(swap), coldModeChanges: readF64(modes), minEssFraction: readF64(ess), warnings,
+        lowSwapRate: (warnings & TRACKING_LOW_SWAP_RATE) !== 0,
+        coldChainsStuck: (warnings & TRACKING_COLD_CHAINS_STUCK) !== 0,
+        lowEss: (warnings & TRACKING_LOW_ESS) !== 0,
+      };
+    });
   }
   /** log Z of the current model held fixed for `sweeps` sampler iterations on a copy of the chains, the first
    *  `burnIn` dropped: {mean, stdDev} (zeta_trainer_settled_log_z; training is unaffected; needs method 2). */

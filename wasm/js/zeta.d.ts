@@ -119,6 +119,29 @@ export class Rbm implements Disposable {
   readonly disposed: boolean;
 }
 
+/** Bits of TrackingHealth.warnings (the C API's ZETA_TRACKING_*). */
+export const TRACKING_LOW_SWAP_RATE: 1;
+export const TRACKING_COLD_CHAINS_STUCK: 2;
+export const TRACKING_LOW_ESS: 4;
+
+/** The tracker's own diagnostics over its last complete window of 150 updates; NaN and no warning before it. */
+export interface TrackingHealth {
+  /** The lowest swap acceptance rate of a neighbouring pair of rungs. */
+  minSwapRate: number;
+  /** The share of beta = 1 chains whose mode (most probable h) changed over the window. */
+  coldModeChanges: number;
+  /** The lowest effective sample size of one update's beta = 1 importance weights, as a fraction of the chains. */
+  minEssFraction: number;
+  /** TRACKING_* bits (0: none). */
+  warnings: number;
+  /** minSwapRate < 0.2 */
+  lowSwapRate: boolean;
+  /** coldModeChanges < 0.2 */
+  coldChainsStuck: boolean;
+  /** minEssFraction < 0.3 */
+  lowEss: boolean;
+}
+
 /** SML training (CD, PCD or parallel tempering) with online log Z tracking. Borrows its Rbm. */
 export class Trainer implements Disposable {
   constructor(rbm: Rbm, options?: Options | OptionValues | null);
@@ -126,6 +149,8 @@ export class Trainer implements Disposable {
   step(batch: Rows): this;
   train(data: Rows, options?: { batchSize?: number; updates?: number; onProgress?: ProgressCallback }): this;
   logZ(): { mean: number; stdDev: number };
+  /** The tracker's warnings and the diagnostics behind them (needs parallel tempering). */
+  trackingHealth(): TrackingHealth;
   /** log Z with the model held fixed for `sweeps` sampler iterations on a copy of the chains (first `burnIn`
    *  dropped); training is unaffected. */
   settledLogZ(sweeps: number, burnIn: number): { mean: number; stdDev: number };

@@ -16,7 +16,9 @@ export {
   init, version, abiVersion, optionKeys, memoryBytes, hasFunction, rawModule, ZetaError, Options,
 } from './runtime.js';
 export { Dataset } from './data.js';
-export { Rbm, Trainer } from './rbm.js';
+export {
+  Rbm, Trainer, TRACKING_LOW_SWAP_RATE, TRACKING_COLD_CHAINS_STUCK, TRACKING_LOW_ESS,
+} from './rbm.js';
 export { Pruner } from './pruner.js';
 export { EbpNet, EBP_P, EBP_D, EBP_P_Z } from './ebp.js';
 export {

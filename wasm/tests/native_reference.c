@@ -130,6 +130,14 @@ int main(int argc, char **argv) {
   print_array("trained_swap_rates", rates, 4, 0);
   CHECK(zeta_rbm_sample(big, 2, 3, samples));
   print_array("trained_samples", samples, 2 * n_cols, 0);
+  { /* 130 more updates close the tracker's first window of 150: its diagnostics */
+    double health[4];
+    int32_t warnings = 0;
+    CHECK(zeta_trainer_train(trainer, train, n_train, 50, 130, NULL, NULL));
+    CHECK(zeta_trainer_tracking_health(trainer, &health[0], &health[1], &health[2], &warnings));
+    health[3] = warnings;
+    print_array("trained_health", health, 4, 0);
+  }
 
   {
     const int32_t sizes[2] = {784, 10};

@@ -90,6 +90,9 @@ function referenceCases() {
   out.trained_exact = big.logZExact();
   out.trained_swap_rates = Array.from(trainer.swapRates());
   out.trained_samples = Array.from(big.sample(2, 3));
+  trainer.train(train, { batchSize: 50, updates: 130 });
+  const h = trainer.trackingHealth();
+  out.trained_health = [h.minSwapRate, h.coldModeChanges, h.minEssFraction, h.warnings];
   trainer.dispose();
   big.dispose();
   if (zeta.hasFunction('zeta_darn_new')) {
@@ -135,6 +138,11 @@ test('log Z, AIS, free energies and a training run match the native library (sam
   close(w.trained_tracked_sd, native.trained_tracked_sd, 1e-6, 'trained tracked sd');
   w.trained_swap_rates.forEach((x, i) => close(x, native.trained_swap_rates[i], 1e-12, `swap rate ${i}`));
   assert.deepEqual(w.trained_samples, native.trained_samples, 'samples after training');
+  // 130 more updates close the tracker's first window: the same diagnostics and warnings.
+  close(w.trained_health[0], native.trained_health[0], 1e-12, 'tracking health: lowest swap rate');
+  assert.equal(w.trained_health[1], native.trained_health[1], 'tracking health: cold mode changes');
+  close(w.trained_health[2], native.trained_health[2], 1e-9, 'tracking health: lowest ESS fraction');
+  assert.equal(w.trained_health[3], native.trained_health[3], 'tracking health: warnings');
   // Exact removal costs, and 5 pruning steps in double precision with the same seed: the same chains and removals.
   w.pruned_exact_costs.forEach((x, i) => close(x, native.pruned_exact_costs[i], 1e-12, `exact removal cost ${i}`));
   assert.deepEqual(w.pruned_n_hidden, native.pruned_n_hidden, 'hidden units left after pruning');
@@ -160,6 +168,11 @@ test('the module exports exactly the C API of capi/zeta.exports', { skip: !expor
     .map((k) => k.slice(1)).sort();
   assert.deepEqual(have, wanted);
   console.log(`${have.length} C API functions exported`);
+  // The JavaScript constants of the tracker's warning bits are the header's.
+  const header = readFileSync(path.join(path.dirname(exportsFile), 'zeta.h'), 'utf8');
+  const bits = [...header.matchAll(/^#define ZETA_(TRACKING_\w+) (\d+)/gm)];
+  assert.equal(bits.length, 3);
+  for (const [, name, value] of bits) assert.equal(zeta[name], Number(value), name);
 });
 
 test('bad inputs throw ZetaError with zeta_last_error() and leave the object as it was', () => {
@@ -199,6 +212,7 @@ test('bad inputs throw ZetaError with zeta_last_error() and leave the object as 
   opts.set('method', 1);
   const pcd = new Trainer(rbm, opts);
   expectZetaError(() => pcd.logZ(), 'ZETA_ERR_UNSUPPORTED');
+  expectZetaError(() => pcd.trackingHealth(), 'ZETA_ERR_UNSUPPORTED', 'method');
   assert.throws(() => rbm.dispose(), /borrowed/);
   pcd.dispose();
   opts.dispose();
@@ -285,8 +299,25 @@ test('tracked training run on the embedded data: tracked log Z follows exact log
     const t = trainer.logZ();
     const exact = rbm.logZExact();
     const ll = trainer.logLikelihood(testSet);
+    const h = trainer.trackingHealth();
     rows.push({ steps: trainer.steps, tracked: t.mean, sd: t.stdDev, exact, heldOutTracked: ll.mean,
-                heldOutExact: rbm.meanLogLikelihood(testSet, exact) });
+                heldOutExact: rbm.meanLogLikelihood(testSet, exact), swap: h.minSwapRate, modes: h.coldModeChanges,
+                ess: h.minEssFraction, warnings: h.warnings });
+    if (trainer.steps < 150) {
+      // No complete window of 150 updates yet: nothing known, nothing flagged.
+      assert.ok(Number.isNaN(h.minSwapRate) && Number.isNaN(h.coldModeChanges) && Number.isNaN(h.minEssFraction));
+      assert.equal(h.warnings, 0);
+      assert.ok(!h.lowSwapRate && !h.coldChainsStuck && !h.lowEss);
+    } else {
+      for (const x of [h.minSwapRate, h.coldModeChanges, h.minEssFraction]) assert.ok(x >= 0 && x <= 1, `${x}`);
+      assert.ok(h.minEssFraction > 0);
+      // Each bit is its threshold, and the booleans are the bits.
+      assert.equal(h.lowSwapRate, h.minSwapRate < 0.2);
+      assert.equal(h.coldChainsStuck, h.coldModeChanges < 0.2);
+      assert.equal(h.lowEss, h.minEssFraction < 0.3);
+      assert.equal(h.warnings, (h.lowSwapRate ? zeta.TRACKING_LOW_SWAP_RATE : 0) |
+                   (h.coldChainsStuck ? zeta.TRACKING_COLD_CHAINS_STUCK : 0) | (h.lowEss ? zeta.TRACKING_LOW_ESS : 0));
+    }
   }
   console.table(rows);
   for (const r of rows) {

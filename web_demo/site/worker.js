@@ -32,6 +32,8 @@ self.onmessage = async (ev) => {
                       hasPruner: zeta.hasFunction('zeta_pruner_new'), loadMs: performance.now() - t0,
                       trainRows: data.train.nRows, testRows: data.test.nRows });
     } else if (msg.type === 'reset') {
+      // Everything the old job posted comes before this mark; the page drops that (panel.js).
+      post('resetting', {});
       reset(msg.kind, msg.params);
       post('reset', {});
     } else if (msg.type === 'start') {

@@ -117,8 +117,10 @@ async function testDemo(page) {
   assert.equal((await state(page, 'sampling')).steps, paused, 'pause stops the updates');
   log(`sampling paused at ${paused} updates; swap rates ${s.swapRates.map((r) => r.toFixed(2)).join(' ')}`);
 
-  // 2. Tracking: tracked log Z after every update, exact log Z points, log-likelihood curves.
-  await setParams(page, 'tracking', { evalEvery: 25, nHidden: 12, learningRate: 0.005 });
+  // 2. Tracking: tracked log Z after every update, exact log Z points, log-likelihood curves, the tracker's
+  // health polled after every update (a window closes every 150), with data moves, the default sampler.
+  assert.equal(await page.locator('#tracking form [name=sampler]').inputValue(), 'data-moves');
+  await setParams(page, 'tracking', { evalEvery: 25, nHidden: 12 });
   await page.click('#tracking .start');
   await waitFor(page, 'tracking: 200 tracked log Z points and 8 exact-log-Z evaluations',
                 () => { const t = window.zetaDemo.panels.tracking; return t.points >= 200 && t.evaluations >= 8; },
@@ -129,12 +131,21 @@ async function testDemo(page) {
   assert.ok(Number.isFinite(e.logZ) && Number.isFinite(e.refLogZ) && Number.isFinite(e.heldLL));
   assert.ok(Math.abs(e.logZ - e.refLogZ) < 2, `tracked ${e.logZ} vs exact ${e.refLogZ}`);
   assert.ok(await page.locator('#tracking .logz-chart canvas').count() >= 1);
+  assert.equal(s.sampler, 'data-moves');
+  const h = s.health;
+  assert.ok(s.healthWindows >= 1 && h && h.to >= 150, `a window of the tracker closed: ${JSON.stringify(h)}`);
+  for (const x of [h.minSwapRate, h.coldModeChanges, h.minEssFraction]) assert.ok(x >= 0 && x <= 1, JSON.stringify(h));
+  assert.equal(await page.locator('#tracking .tracking-warning').isVisible(), h.warnings !== 0,
+               'the warning line shows exactly while the last window raised a warning');
   log(`tracking: ${s.points} points, tracked ${e.logZ.toFixed(3)} ± ${e.logZSd.toFixed(3)} vs exact ` +
-      `${e.refLogZ.toFixed(3)}, held-out LL ${e.heldLL.toFixed(2)}`);
+      `${e.refLogZ.toFixed(3)}, held-out LL ${e.heldLL.toFixed(2)}; tracker health at ${h.to}: swap ` +
+      `${h.minSwapRate.toFixed(2)}, mode changes ${h.coldModeChanges.toFixed(2)}, ESS ${h.minEssFraction.toFixed(2)}, ` +
+      `warnings ${h.warnings}`);
   await page.click('#tracking .pause');
   // Early stopping: with patience 2 and "stop at early-stopping point", the panel stops by itself and marks
-  // the best step (training is deterministic for a seed, so this happens at the same update every run).
-  await setParams(page, 'tracking', { patience: 2, stopEarly: true, maxUpdates: 3000 });
+  // the best step (training is deterministic for a seed, so this happens at the same update every run). At the
+  // default rate the held-out likelihood still rises through 3,000 updates; five times it, it turns.
+  await setParams(page, 'tracking', { patience: 2, stopEarly: true, maxUpdates: 3000, learningRate: 0.005 });
   await page.click('#tracking .reset');
   await page.click('#tracking .start');
   await waitFor(page, 'tracking: early stopping', () => window.zetaDemo.panels.tracking.stopped, null, 300000);
@@ -144,7 +155,7 @@ async function testDemo(page) {
   log(`tracking: early stopping at ${s.earlyStop.step} updates (detected at ${s.steps})`);
   await page.locator('#tracking').screenshot({ path: path.join(shots, 'demo_tracking.png') });
   // AIS instead of exact log Z as the reference.
-  await setParams(page, 'tracking', { reference: 'ais', stopEarly: false, patience: 6 });
+  await setParams(page, 'tracking', { reference: 'ais', stopEarly: false, patience: 6, learningRate: 0.001 });
   await page.click('#tracking .reset');
   await page.click('#tracking .start');
   await waitFor(page, 'tracking: 4 evaluations (the first at step 0) with AIS references',
@@ -156,6 +167,32 @@ async function testDemo(page) {
             JSON.stringify(s.lastEvaluation));
   log(`tracking with AIS: tracked ${s.lastEvaluation.logZ.toFixed(3)} vs AIS ${s.lastEvaluation.refLogZ.toFixed(3)} ` +
       `± ${s.lastEvaluation.refSd.toFixed(3)} at ${s.lastEvaluation.step} updates`);
+  // The sampler switch and the tracker's warnings: the paper's sampler at a rate of 0.1 moves the model further per
+  // update than the beta = 1 importance weights can follow, so the first window (150 updates) raises "low ESS".
+  await setParams(page, 'tracking', { sampler: 'paper', learningRate: 0.1, reference: 'exact' });
+  await page.click('#tracking .reset');
+  await page.click('#tracking .start');
+  await waitFor(page, "tracking (paper's sampler, rate 0.1): a tracker warning",
+                () => { const t = window.zetaDemo.panels.tracking; return t.health && t.health.warnings !== 0; },
+                null, 300000);
+  await page.click('#tracking .pause');
+  s = await state(page, 'tracking');
+  assert.equal(s.sampler, 'paper');
+  assert.ok(s.health.lowEss && s.health.minEssFraction < 0.3, JSON.stringify(s.health));
+  const last = s.warningRanges[s.warningRanges.length - 1];
+  assert.ok(last && last[1] === s.health.to && last[0] < last[1], `shaded range ${JSON.stringify(s.warningRanges)}`);
+  const warning = page.locator('#tracking .tracking-warning');
+  assert.ok(await warning.isVisible(), 'the warning line is shown');
+  const text = await warning.textContent();
+  const essPct = (100 * s.health.minEssFraction).toFixed(0);
+  assert.match(text, new RegExp(`updates \\d+–${s.health.to}: .*low ESS \\(.* ESS ${essPct}% of the chains`), text);
+  log(`tracking, paper's sampler at rate 0.1: "${text}"`);
+  await page.locator('#tracking').screenshot({ path: path.join(shots, 'demo_tracking_warning.png') });
+  // Back to the defaults: Reset clears the warning and its ranges.
+  await setParams(page, 'tracking', { sampler: 'data-moves', learningRate: 0.001 });
+  await page.click('#tracking .reset');
+  assert.equal(await warning.isVisible(), false, 'Reset clears the warning line');
+  assert.deepEqual((await state(page, 'tracking')).warningRanges, []);
 
   // 3. Classification (only with EBP in the module).
   if (hasEbp) {

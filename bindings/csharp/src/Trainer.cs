@@ -2,6 +2,47 @@ using System;
 
 namespace Zeta {
 
+/// <summary>Warnings of the tracked log Z: bits of TrackingHealth.Warnings (the C API's ZETA_TRACKING_*
+/// values).</summary>
+[Flags]
+public enum TrackingWarnings {
+  None = 0,
+  /// <summary>A neighbouring pair of rungs swapped less than 20% of the time.</summary>
+  LowSwapRate = ZetaNative.ZETA_TRACKING_LOW_SWAP_RATE,
+  /// <summary>Less than 20% of the beta = 1 chains changed mode.</summary>
+  ColdChainsStuck = ZetaNative.ZETA_TRACKING_COLD_CHAINS_STUCK,
+  /// <summary>In some update, the beta = 1 importance weights' effective sample size was below 30% of the
+  /// chains.</summary>
+  LowEss = ZetaNative.ZETA_TRACKING_LOW_ESS,
+}
+
+/// <summary>The tracker's own diagnostics over its last complete window of 150 updates
+/// (zeta_trainer_tracking_health). A warning says the tracked log Z's standard deviation should not be believed,
+/// not that the value is wrong. Before the first complete window the values are NaN and Warnings is None.</summary>
+public struct TrackingHealth {
+  /// <summary>The lowest swap acceptance rate of a neighbouring pair of rungs over the window.</summary>
+  public double MinSwapRate { get; }
+  /// <summary>The share of beta = 1 chain slots whose mode (most probable h) changed from the window's start to
+  /// its end.</summary>
+  public double ColdModeChanges { get; }
+  /// <summary>The lowest effective sample size of one update's beta = 1 importance weights, as a fraction of the
+  /// chains.</summary>
+  public double MinEssFraction { get; }
+  public TrackingWarnings Warnings { get; }
+
+  internal TrackingHealth(double minSwapRate, double coldModeChanges, double minEssFraction,
+                          TrackingWarnings warnings) {
+    MinSwapRate = minSwapRate;
+    ColdModeChanges = coldModeChanges;
+    MinEssFraction = minEssFraction;
+    Warnings = warnings;
+  }
+
+  public override string ToString() =>
+      $"swap rate {MinSwapRate}, cold mode changes {ColdModeChanges}, ESS fraction {MinEssFraction}, " +
+      $"warnings {Warnings}";
+}
+
 /// <summary>Stochastic maximum likelihood training (CD, PCD or SML-PT) with online log Z tracking under
 /// parallel tempering. The trainer borrows its Rbm and updates it in place; the Rbm's native memory lives
 /// until the trainer is disposed too. Calls lock the trainer, then its Rbm.</summary>
@@ -55,6 +96,17 @@ public sealed class Trainer : Handle {
       double[] mean = new double[1], sd = new double[1];
       ZetaNative.zeta_trainer_log_z(CPtr, mean, sd);
       return new Estimate(mean[0], sd[0]);
+    }
+  }
+
+  /// <summary>The tracker's warnings and the diagnostics behind them over the last complete window of 150
+  /// updates (zeta_trainer_tracking_health; NaN values and no warning before it); needs method 2 (PT).</summary>
+  public TrackingHealth TrackingHealth() {
+    lock (this) {
+      double[] swap = new double[1], modes = new double[1], ess = new double[1];
+      var warnings = new int[1];
+      ZetaNative.zeta_trainer_tracking_health(CPtr, swap, modes, ess, warnings);
+      return new TrackingHealth(swap[0], modes[0], ess[0], (TrackingWarnings)warnings[0]);
     }
   }
 

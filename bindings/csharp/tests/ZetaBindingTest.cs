@@ -207,6 +207,52 @@ public static class ZetaBindingTest {
     }
   }
 
+  /// <summary>The tracker's warnings: NaN and none before the first window of 150 updates, then values in [0, 1]
+  /// whose flags are their thresholds (swap rate 0.2, mode changes 0.2, ESS 0.3); the default options (data moves,
+  /// a zero model initialised from the first batch) train and track; a rate of 1 raises LowEss; PCD has no
+  /// tracker.</summary>
+  private static void TestTrackingHealth() {
+    double[] data = BarsAndStripes();
+    using (var rbm = new Rbm(NV, NH, 5))
+    using (var opts = TrainerOptions())
+    using (var t = new Trainer(rbm, opts)) {
+      Check(opts.Get("data_move_rungs") == 1 && opts.Get("init_from_data") == 1,
+            "defaults: data moves, a zero model initialised from the data");
+      t.Train(data, 16, 100);
+      Check(rbm.VisibleBias().Any(x => x != 0), "the zero model was initialised from the data");
+      TrackingHealth early = t.TrackingHealth();
+      Check(double.IsNaN(early.MinSwapRate) && double.IsNaN(early.ColdModeChanges) &&
+            double.IsNaN(early.MinEssFraction) && early.Warnings == TrackingWarnings.None,
+            $"no window before 150 updates: {early}");
+      t.Train(data, 16, 200);
+      TrackingHealth h = t.TrackingHealth();
+      Check(h.MinSwapRate >= 0 && h.MinSwapRate <= 1 && h.ColdModeChanges >= 0 && h.ColdModeChanges <= 1 &&
+            h.MinEssFraction > 0 && h.MinEssFraction <= 1, $"health values in [0, 1]: {h}");
+      TrackingWarnings expected = (h.MinSwapRate < 0.2 ? TrackingWarnings.LowSwapRate : TrackingWarnings.None) |
+                                  (h.ColdModeChanges < 0.2 ? TrackingWarnings.ColdChainsStuck : TrackingWarnings.None) |
+                                  (h.MinEssFraction < 0.3 ? TrackingWarnings.LowEss : TrackingWarnings.None);
+      Check(h.Warnings == expected, $"warnings are their thresholds: {h}");
+      double exact = rbm.LogZExact();
+      Check(Math.Abs(t.LogZ().Value - exact) < 1.0, $"default options track: {t.LogZ()} vs exact {exact}");
+    }
+    Check((int)TrackingWarnings.LowSwapRate == 1 && (int)TrackingWarnings.ColdChainsStuck == 2 &&
+          (int)TrackingWarnings.LowEss == 4, "warning bits as in zeta.h");
+    // A rate of 1 moves the model further per update than the beta = 1 importance weights can follow.
+    using (var rbm = new Rbm(NV, NH, 5))
+    using (var opts = TrainerOptions().Set("learning_rate", 1))
+    using (var t = new Trainer(rbm, opts)) {
+      t.Train(data, 16, 150);
+      TrackingHealth h = t.TrackingHealth();
+      Check(h.MinEssFraction < 0.3 && (h.Warnings & TrackingWarnings.LowEss) != 0, $"rate 1 raises LowEss: {h}");
+    }
+    using (var rbm = new Rbm(NV, NH, 5))
+    using (var opts = TrainerOptions().Set("method", 1))
+    using (var t = new Trainer(rbm, opts)) {
+      t.Train(data, 16, 10);
+      Expect<ZetaException>(Status.ERR_UNSUPPORTED, "method", () => t.TrackingHealth());
+    }
+  }
+
   private static void TestBadInput() {
     double[] data = BarsAndStripes();
     var rbm = new Rbm(NV, NH, 1);
@@ -748,6 +794,7 @@ public static class ZetaBindingTest {
       new KeyValuePair<string, Action>("basics", TestBasics),
       new KeyValuePair<string, Action>("bit-for-bit log Z", () => TestBitForBit(args[0], args[1])),
       new KeyValuePair<string, Action>("training and files", () => TestTrainingAndFiles(args[1])),
+      new KeyValuePair<string, Action>("tracking health", TestTrackingHealth),
       new KeyValuePair<string, Action>("bad input", TestBadInput),
       new KeyValuePair<string, Action>("cancellation", TestCancellation),
       new KeyValuePair<string, Action>("threads", TestThreads),

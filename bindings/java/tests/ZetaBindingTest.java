@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,6 +19,7 @@ import zeta.Pruner;
 import zeta.Rbm;
 import zeta.Softmax;
 import zeta.Status;
+import zeta.TrackingHealth;
 import zeta.Trainer;
 import zeta.Zeta;
 import zeta.ZetaArgumentException;
@@ -222,6 +224,59 @@ public final class ZetaBindingTest {
         check(Arrays.equals(fromBytes.toBytes(), bytes), "bytes round trip");
         check(loaded.logZExact() == rbm.logZExact(), "round trip: same log Z bits");
       }
+    }
+  }
+
+  /** The tracker's warnings: NaN and none before the first window of 150 updates, then values in [0, 1] whose bits
+   *  are their thresholds (swap rate 0.2, mode changes 0.2, ESS 0.3); the default options (data moves, a zero model
+   *  initialised from the first batch) train and track; a rate of 1 raises LOW_ESS; PCD has no tracker. */
+  private static void testTrackingHealth() {
+    double[] data = barsAndStripes();
+    try (Rbm rbm = new Rbm(NV, NH, 5); Options opts = trainerOptions(); Trainer t = new Trainer(rbm, opts)) {
+      check(opts.get("data_move_rungs") == 1 && opts.get("init_from_data") == 1,
+            "defaults: data moves, a zero model initialised from the data");
+      t.train(data, 16, 100);
+      check(Arrays.stream(rbm.visibleBias()).anyMatch(x -> x != 0), "the zero model was initialised from the data");
+      TrackingHealth early = t.trackingHealth();
+      check(Double.isNaN(early.minSwapRate()) && Double.isNaN(early.coldModeChanges())
+            && Double.isNaN(early.minEssFraction()) && early.warningBits() == 0 && early.warnings().isEmpty(),
+            "no window before 150 updates: " + early);
+      t.train(data, 16, 200);
+      TrackingHealth h = t.trackingHealth();
+      check(h.minSwapRate() >= 0 && h.minSwapRate() <= 1 && h.coldModeChanges() >= 0 && h.coldModeChanges() <= 1
+            && h.minEssFraction() > 0 && h.minEssFraction() <= 1, "health values in [0, 1]: " + h);
+      EnumSet<TrackingHealth.Warning> expected = EnumSet.noneOf(TrackingHealth.Warning.class);
+      if (h.minSwapRate() < 0.2) {
+        expected.add(TrackingHealth.Warning.LOW_SWAP_RATE);
+      }
+      if (h.coldModeChanges() < 0.2) {
+        expected.add(TrackingHealth.Warning.COLD_CHAINS_STUCK);
+      }
+      if (h.minEssFraction() < 0.3) {
+        expected.add(TrackingHealth.Warning.LOW_ESS);
+      }
+      int bits = 0;
+      for (TrackingHealth.Warning w : expected) {
+        bits |= w.bit();
+      }
+      check(h.warnings().equals(expected) && h.warningBits() == bits, "warnings are their thresholds: " + h);
+      double exact = rbm.logZExact();
+      check(Math.abs(t.logZ().value() - exact) < 1.0, "default options track: " + t.logZ() + " vs exact " + exact);
+    }
+    check(TrackingHealth.Warning.LOW_SWAP_RATE.bit() == 1 && TrackingHealth.Warning.COLD_CHAINS_STUCK.bit() == 2
+          && TrackingHealth.Warning.LOW_ESS.bit() == 4, "warning bits as in zeta.h");
+    // A rate of 1 moves the model further per update than the beta = 1 importance weights can follow.
+    try (Rbm rbm = new Rbm(NV, NH, 5); Options opts = trainerOptions().set("learning_rate", 1);
+         Trainer t = new Trainer(rbm, opts)) {
+      t.train(data, 16, 150);
+      TrackingHealth h = t.trackingHealth();
+      check(h.minEssFraction() < 0.3 && h.warnings().contains(TrackingHealth.Warning.LOW_ESS),
+            "rate 1 raises LOW_ESS: " + h);
+    }
+    try (Rbm rbm = new Rbm(NV, NH, 5); Options opts = trainerOptions().set("method", 1);
+         Trainer t = new Trainer(rbm, opts)) {
+      t.train(data, 16, 10);
+      expect(ZetaException.class, Status.ERR_UNSUPPORTED, "method", t::trackingHealth);
     }
   }
 
@@ -780,7 +835,8 @@ public final class ZetaBindingTest {
     }
     Path dir = Paths.get(args[1]);
     Files.createDirectories(dir);
-    String[] names = {"basics", "bit-for-bit log Z", "training and files", "bad input", "cancellation", "threads",
+    String[] names = {"basics", "bit-for-bit log Z", "training and files", "tracking health", "bad input",
+                      "cancellation", "threads",
                       "EBP and softmax", "DARN",
                       "pruning",
                       "no native leak"};
@@ -792,6 +848,7 @@ public final class ZetaBindingTest {
           case "basics": testBasics(); break;
           case "bit-for-bit log Z": testBitForBit(args[0], dir); break;
           case "training and files": testTrainingAndFiles(dir); break;
+          case "tracking health": testTrackingHealth(); break;
           case "bad input": testBadInput(dir); break;
           case "cancellation": testCancellation(); break;
           case "threads": testThreads(); break;

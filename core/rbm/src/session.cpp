@@ -4,11 +4,12 @@
 #include <string>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/random.hpp"
 
 namespace zeta {
 
 RbmTrainingSession::RbmTrainingSession(Rbm& rbm, const TrainerConfig& config, const TrackerConfig& tracker)
-    : rbm_(rbm) {
+    : rbm_(rbm), init_from_data_(config.init_from_data), seed_(config.seed) {
   if (config.method == NegativePhase::kPT)
     tracked_ = std::make_unique<TrackedTrainer>(rbm, config, tracker);
   else
@@ -17,10 +18,26 @@ RbmTrainingSession::RbmTrainingSession(Rbm& rbm, const TrainerConfig& config, co
 
 const SmlTrainer& RbmTrainingSession::trainer() const { return tracked_ ? tracked_->trainer() : *plain_; }
 
-void RbmTrainingSession::step(const MatrixD& batch) {
+bool RbmTrainingSession::init_if_untouched(const MatrixD& rows) {
+  if (!init_from_data_ || trainer().steps() > 0) return false;
+  if (rows.rows() == 0 || rows.cols() != rbm_.n_visible() || !is_binary(rows)) return false;
+  init_from_data_ = false;  // decided once, at the first update
+  const auto zero = [](const auto& m) { return (m.array() == 0.0).all(); };
+  if (!zero(rbm_.W) || !zero(rbm_.b) || !zero(rbm_.c)) return false;
+  // A stream apart from the trainer's own, so that the trainer's draws are those of the same seed without it.
+  Rng rng(seed_ ^ 0x9E3779B97F4A7C15ULL);
+  rbm_.init_from_data(rows, rng);
+  ++rbm_.revision;
+  return true;
+}
+
+void RbmTrainingSession::step(const MatrixD& batch) { step_from(batch, batch); }
+
+void RbmTrainingSession::step_from(const MatrixD& batch, const MatrixD& init_rows) {
   backup_W_ = rbm_.W;
   backup_b_ = rbm_.b;
   backup_c_ = rbm_.c;
+  const bool initialised = init_if_untouched(init_rows);
   try {
     if (tracked_)
       tracked_->step(batch);
@@ -32,6 +49,7 @@ void RbmTrainingSession::step(const MatrixD& batch) {
       rbm_.b = backup_b_;
       rbm_.c = backup_c_;
       ++rbm_.revision;
+      init_from_data_ = init_from_data_ || initialised;  // the model is back to zero: initialise it next time
     }
     throw;
   }
@@ -50,7 +68,7 @@ void RbmTrainingSession::train(const MatrixD& data, std::int64_t batch_size, std
       batch.row(r) = data.row(next);
       next = next + 1 == n_rows ? 0 : next + 1;
     }
-    step(batch);
+    step_from(batch, data);
     if (!progress) continue;
     Progress p;
     p.stage = "training";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -427,10 +428,87 @@ TrackedTrainer::TrackedTrainer(Rbm& rbm, const TrainerConfig& config, const Trac
 
 void TrackedTrainer::step(const MatrixD& batch) {
   // A model edited outside the trainer invalidates the history: restart from the known β = 0 end.
-  if (trainer_.rbm().revision != seen_revision_) tracker_ = fresh_tracker(trainer_, tracker_config_);
+  const bool restarted = trainer_.rbm().revision != seen_revision_;
+  if (restarted) tracker_ = fresh_tracker(trainer_, tracker_config_);
   trainer_.step(batch);
   tracker_.observe(trainer_.observations());
   seen_revision_ = trainer_.rbm().revision;
+  watch(restarted);
+}
+
+std::string tracking_warning_text(const TrackingHealth& health) {
+  std::string text;
+  char buffer[256];
+  auto add = [&](int bit, const char* format, double value) {
+    if ((health.warnings & bit) == 0) return;
+    std::snprintf(buffer, sizeof buffer, format, value);
+    text += text.empty() ? "" : "; ";
+    text += buffer;
+  };
+  add(TrackingHealth::kLowSwapRate,
+      "a pair of neighbouring temperatures swapped %.2f of the time (more temperatures help)", health.min_swap_rate);
+  add(TrackingHealth::kColdChainsStuck,
+      "only %.2f of the beta = 1 chains changed mode (data moves, more chains or a smaller rate help)",
+      health.cold_mode_changes);
+  add(TrackingHealth::kLowEss,
+      "an update's beta = 1 importance weights rested on %.2f of the chains (a smaller rate helps)",
+      health.min_ess_fraction);
+  if (!text.empty())
+    text = "the tracked log Z may be off by more than its sd over the last " + std::to_string(TrackingHealth::kWindow) +
+           " updates: " + text;
+  return text;
+}
+
+Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic> TrackedTrainer::cold_modes() const {
+  const Rbm& model = trainer_.rbm();
+  MatrixD a = trainer_.chains(0) * model.W;
+  a.rowwise() += model.c.transpose();
+  return a.array() > 0.0;
+}
+
+void TrackedTrainer::watch(bool restarted) {
+  const std::int64_t t = trainer_.steps();
+  if (restarted) health_ = TrackingHealth{};
+  if (restarted || window_start_ < 0) {
+    window_start_ = t;
+    window_swap_rates_ = trainer_.swap_rates();
+    window_modes_ = cold_modes();
+    window_min_ess_ = 1.0;
+    return;
+  }
+  const StepObservations& obs = trainer_.observations();
+  const VectorD& log_w = obs.update_log_weights_loo.size() > 0 ? obs.update_log_weights_loo
+                                                               : obs.update_log_weights.front();
+  const Eigen::ArrayXd w = (log_w.array() - log_w.maxCoeff()).exp();
+  window_min_ess_ = std::min(window_min_ess_, w.sum() * w.sum() / (static_cast<double>(w.size()) * w.square().sum()));
+  // Windows close at multiples of kWindow, so that checkpoints at such multiples read a window that just ended;
+  // one opened less than half a window before such a multiple (after a restart) runs on to the next.
+  if (t % TrackingHealth::kWindow != 0 || 2 * (t - window_start_) < TrackingHealth::kWindow) return;
+
+  // Every update proposes the same swaps (alternating even and odd pairs over an even window), so the window's
+  // rate follows from the cumulative ones.
+  const std::vector<double> rates = trainer_.swap_rates();
+  double min_rate = 1.0;
+  for (std::size_t k = 0; k < rates.size(); ++k)
+    min_rate = std::min(min_rate, (rates[k] * static_cast<double>(t) -
+                                   window_swap_rates_[k] * static_cast<double>(window_start_)) /
+                                      static_cast<double>(t - window_start_));
+  const Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic> modes = cold_modes();
+  Eigen::Index changed = 0;
+  for (Eigen::Index n = 0; n < modes.rows(); ++n) changed += (modes.row(n) != window_modes_.row(n)).any() ? 1 : 0;
+
+  health_.window_end = t;
+  health_.min_swap_rate = min_rate;
+  health_.cold_mode_changes = static_cast<double>(changed) / static_cast<double>(modes.rows());
+  health_.min_ess_fraction = window_min_ess_;
+  health_.warnings = (min_rate < TrackingHealth::kMinSwapRate ? TrackingHealth::kLowSwapRate : 0) |
+                     (health_.cold_mode_changes < TrackingHealth::kMinColdModeChanges ? TrackingHealth::kColdChainsStuck
+                                                                                      : 0) |
+                     (window_min_ess_ < TrackingHealth::kMinEssFraction ? TrackingHealth::kLowEss : 0);
+  window_start_ = t;
+  window_swap_rates_ = rates;
+  window_modes_ = modes;
+  window_min_ess_ = 1.0;
 }
 
 LogZTracker TrackedTrainer::settled(int sweeps, int burn_in, double min_beta) const {

@@ -335,10 +335,9 @@ SmlTrainer::SmlTrainer(Rbm& rbm, const TrainerConfig& config) : rbm_(rbm), confi
     require(!config.adaptive_tempering, "adaptive tempering needs the PT negative phase");
     tempering.betas = {1.0};
   }
-  // The range of data_move_rungs is the sampler's to check (against the ladder it is given).
-  require(config.data_move_rungs == 0 || config.method != NegativePhase::kCD,
-          "data moves need persistent chains (PCD or PT)");
-  tempering.data_move_rungs = config.data_move_rungs;
+  // The range of data_move_rungs is the sampler's to check (against the ladder it is given); CD has no chains
+  // to move.
+  tempering.data_move_rungs = config.method == NegativePhase::kCD ? 0 : config.data_move_rungs;
   tempering.data_pool_rows = config.data_pool_rows;
   require((config.cold_sweep_rungs == 0 && config.cold_sweeps == 0) || config.method != NegativePhase::kCD,
           "cold-rung sweeps need persistent chains (PCD or PT)");

@@ -1,5 +1,5 @@
 // The tracking panel's job (RBM family): tracked log Z and log-likelihoods with their band, exact/AIS references,
-// early stopping.
+// early stopping, and the tracker's warnings (Trainer.trackingHealth, polled after every update).
 import * as zeta from '../zeta/zeta.js';
 import { post, pause, loadData } from './host.js';
 
@@ -11,10 +11,16 @@ export class Tracking {
     this.trainEval = train.slice(0, 1000); // training log-likelihood measured on these
     this.heldOut = test; // held-out log-likelihood
     this.rbm = new zeta.Rbm(784, p.nHidden, p.seed).initFromData(this.trainFit, 0.01);
+    // The library's default sampler has data moves at the coldest rung; "paper" is Desjardins et al.'s sampler.
+    this.sampler = p.sampler === 'paper' ? 'paper' : 'data-moves';
     this.trainer = new zeta.Trainer(this.rbm, {
       learning_rate: p.learningRate, n_temperatures: p.nTemperatures, chains_per_temperature: p.nChains,
       adaptive_tempering: 0, seed: p.seed,
+      ...(this.sampler === 'paper' ? { data_move_rungs: 0 } : {}),
     });
+    this.health = this.trainer.trackingHealth();
+    this.healthFrom = 0; // the update after which the window of the current health began
+    this.healthEvents = []; // changes of the health since the last post
     this.offset = 0;
     this.best = { ll: -Infinity, step: 0 };
     this.sinceBest = 0;
@@ -44,7 +50,7 @@ export class Tracking {
       }
     }
     post('progress', {
-      steps: step, points, evaluation: {
+      steps: step, points, health: this.takeHealthEvents(), sampler: this.sampler, evaluation: {
         step, logZ: lz.mean, logZSd: Number.isFinite(lz.stdDev) ? lz.stdDev : null, trainLL: tr.mean,
         trainSd: Number.isFinite(tr.stdDev) ? tr.stdDev : null, heldLL: ho.mean,
         heldSd: Number.isFinite(ho.stdDev) ? ho.stdDev : null, refKind: ref.kind, refLogZ: ref.logZ, refSd: ref.sd,
@@ -57,6 +63,21 @@ export class Tracking {
       post('stopped', { reason: `early stopping: no better held-out log-likelihood for ${this.p.patience} evaluations` });
     }
   }
+  /** Polls the tracker's health after an update; a change means a window closed: it spans the updates since the
+   *  previous change. */
+  watchHealth(step) {
+    const h = this.trainer.trackingHealth();
+    const keys = ['minSwapRate', 'coldModeChanges', 'minEssFraction', 'warnings'];
+    if (keys.every((k) => Object.is(h[k], this.health[k]))) return;
+    this.healthEvents.push({ ...h, from: this.healthFrom, to: step });
+    this.health = h;
+    this.healthFrom = step;
+  }
+  takeHealthEvents() {
+    const events = this.healthEvents;
+    this.healthEvents = [];
+    return events;
+  }
   slice(deadline) {
     const points = [];
     const { trainFit } = this;
@@ -67,13 +88,14 @@ export class Tracking {
       const lz = this.trainer.logZ();
       const step = this.trainer.steps;
       points.push([step, lz.mean, lz.stdDev]);
+      this.watchHealth(step);
       if (step % this.p.evalEvery === 0) {
         this.evaluate(points);
         return;
       }
       if (step >= this.p.maxUpdates) break;
     } while (performance.now() < deadline);
-    post('progress', { steps: this.trainer.steps, points });
+    post('progress', { steps: this.trainer.steps, points, health: this.takeHealthEvents(), sampler: this.sampler });
     if (this.trainer.steps >= this.p.maxUpdates) {
       pause();
       post('stopped', { reason: `reached ${this.p.maxUpdates} updates` });

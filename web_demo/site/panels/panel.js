@@ -72,6 +72,9 @@ export class Panel {
     this.state.running = false;
     this.clear();
     this.initialised = true;
+    // The old job may still be finishing a slice: its messages, until the worker's 'resetting', are dropped, or
+    // they would land in the cleared charts.
+    this.dropUntilResetting = true;
     this.worker.postMessage({ type: 'reset', kind: this.kind, params: readParams(this.form) });
     this.setButtons();
   }
@@ -82,6 +85,11 @@ export class Panel {
     this.rateEl.textContent = '';
   }
   onMessage(msg) {
+    if (msg.type === 'resetting') {
+      this.dropUntilResetting = false;
+      return;
+    }
+    if (this.dropUntilResetting && (msg.type === 'progress' || msg.type === 'stopped')) return;
     if (msg.type === 'ready') {
       this.info = msg;
       this.resolveReady(msg);

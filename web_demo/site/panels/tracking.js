@@ -1,5 +1,6 @@
 // Panel 2, tracking log Z while training (RBM family): the tracked log Z with its ±2σ band against exact or AIS
-// references, training and held-out log-likelihoods, and the early-stopping point.
+// references, training and held-out log-likelihoods, the early-stopping point, and the tracker's warnings (a line
+// above the log Z chart while the last window raised any, and the windows that did shaded on the chart).
 import { makeChart, COLORS } from '../charts.js';
 import { Panel, fmt } from './panel.js';
 
@@ -15,10 +16,19 @@ class TrackingPanel extends Panel {
     this.state.points = 0;
     this.state.evaluations = 0;
     this.state.earlyStop = null;
+    this.warningRanges = []; // [from, to] update ranges of the windows that raised a warning
+    this.state.health = null;
+    this.state.healthWindows = 0;
+    this.state.warningRanges = this.warningRanges;
+    this.state.sampler = null;
+    this.warningEl = this.el.querySelector('.tracking-warning');
+    this.warningEl.hidden = true;
+    this.warningEl.textContent = '';
     this.statsEl.textContent = '';
     const marker = { getX: () => (this.earlyStop ? this.earlyStop.step : null), label: 'early stop' };
     this.lzChart = makeChart(this.el.querySelector('.logz-chart'), {
       xLabel: 'updates', yLabel: 'log Z', marker,
+      shade: { getRanges: () => this.warningRanges, color: COLORS.warning },
       series: [
         { label: 'tracked', color: COLORS.tracked },
         { label: '+2σ', color: 'rgba(37,99,235,0.35)', width: 1 },
@@ -42,7 +52,40 @@ class TrackingPanel extends Panel {
       bands: [[2, 3, COLORS.trainBand], [5, 6, COLORS.heldBand]],
     });
   }
+  /** A window of the tracker closed: its health replaces the last one; a window with warnings is shaded. */
+  showHealth(h) {
+    this.state.health = h;
+    this.state.healthWindows++;
+    if (h.warnings) {
+      const last = this.warningRanges[this.warningRanges.length - 1];
+      if (last && last[1] === h.from) last[1] = h.to;
+      else this.warningRanges.push([h.from, h.to]);
+    }
+    this.warningEl.hidden = !h.warnings;
+    if (!h.warnings) return;
+    const pct = (x) => `${(100 * x).toFixed(0)}%`;
+    const what = [];
+    if (h.lowSwapRate) {
+      what.push(`low swap rate (a pair of temperatures swapped ${pct(h.minSwapRate)} of the time, < 20%)`);
+    }
+    if (h.coldChainsStuck) {
+      what.push(`cold chains stuck (${pct(h.coldModeChanges)} of the β = 1 chains changed mode, < 20%)`);
+    }
+    if (h.lowEss) {
+      what.push(`low ESS (an update's β = 1 weights had ESS ${pct(h.minEssFraction)} of the chains, < 30%)`);
+    }
+    this.warningEl.textContent = `⚠ Tracker warning, updates ${h.from + 1}–${h.to}: ${what.join('; ')}. ` +
+      'The ±2σ band may understate the error there (shaded on the chart).';
+  }
+  healthText() {
+    const h = this.state.health;
+    if (!h) return 'none yet (the first window ends at update 150)';
+    const names = [h.lowSwapRate && 'low swap rate', h.coldChainsStuck && 'cold chains stuck', h.lowEss && 'low ESS'];
+    return `${names.filter(Boolean).join(', ') || 'none'} (updates ${h.from + 1}–${h.to})`;
+  }
   progress(msg) {
+    if (msg.sampler) this.state.sampler = msg.sampler;
+    for (const h of msg.health || []) this.showHealth(h);
     for (const [step, mean, sd] of msg.points || []) {
       const s = Number.isFinite(sd) ? sd : null;
       this.lz[0].push(step);
@@ -78,6 +121,7 @@ class TrackingPanel extends Panel {
         <div><b>tracking error</b> ${fmt(err, 3)} nats</div>
         <div><b>held-out LL</b> ${fmt(e.heldLL)} (${e.refKind}: ${fmt(e.heldRef)})</div>
         <div><b>train LL</b> ${fmt(e.trainLL)} (${e.refKind}: ${fmt(e.trainRef)})</div>
+        <div><b>tracker warnings</b> ${this.healthText()}</div>
         <div><b>early stop</b> ${this.earlyStop ? `at ${this.earlyStop.step} updates` : msg.best && msg.best.step ? `best so far at ${msg.best.step}` : '–'}</div>`;
       this.llChart.setData(this.ll);
     }

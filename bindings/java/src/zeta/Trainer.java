@@ -67,6 +67,19 @@ public final class Trainer extends Handle {
   }
 
   /**
+   * The tracker's warnings and the diagnostics behind them over the last complete window of 150 updates
+   * (zeta_trainer_tracking_health; NaN values and no warning before it); needs method 2 (PT).
+   */
+  public synchronized TrackingHealth trackingHealth() {
+    double[] swap = new double[1];
+    double[] modes = new double[1];
+    double[] ess = new double[1];
+    int[] warnings = new int[1];
+    ZetaNative.zeta_trainer_tracking_health(cptr(), swap, modes, ess, warnings);
+    return new TrackingHealth(swap[0], modes[0], ess[0], warnings[0]);
+  }
+
+  /**
    * log Z of the current model held fixed for {@code sweeps} sampler iterations on a copy of the chains, the first
    * {@code burnIn} dropped (zeta_trainer_settled_log_z: free of the lag of the chains behind a moving model; training
    * is unaffected); needs method 2 (PT).

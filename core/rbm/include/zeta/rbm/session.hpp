@@ -17,6 +17,8 @@ namespace zeta {
 // update diverges (Error kNumeric) is undone: W, b and c are restored exactly, and the restored model counts as
 // changed outside the trainer (Rbm::revision), so the trainer resyncs its chains and the tracker restarts at the
 // next step. Any other error leaves the parameters as the trainer left them (it checks its arguments first).
+// With TrainerConfig::init_from_data, a model that is all zero when training starts is first initialised from
+// the data (Rbm::init_from_data), which the trainer and tracker see as a change outside the trainer.
 class RbmTrainingSession {
  public:
   // rbm is borrowed and must outlive the session; tracker configures the log Z tracker (PT only).
@@ -38,7 +40,15 @@ class RbmTrainingSession {
   const TrackedTrainer* tracked() const { return tracked_.get(); }
 
  private:
+  // Initialises an all-zero model from rows (binary, n_visible columns; otherwise the step reports the error and
+  // nothing is changed), once, before the first update; true when it did.
+  bool init_if_untouched(const MatrixD& rows);
+  // step(batch), initialising an untouched model from init_rows (train(): all of its data).
+  void step_from(const MatrixD& batch, const MatrixD& init_rows);
+
   Rbm& rbm_;
+  bool init_from_data_;
+  std::uint64_t seed_;
   std::unique_ptr<SmlTrainer> plain_;
   std::unique_ptr<TrackedTrainer> tracked_;
   // The parameters before the current step; kept allocated between steps.

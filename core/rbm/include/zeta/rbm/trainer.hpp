@@ -24,8 +24,10 @@ struct TrainerConfig {
   int adapt_interval = 200;
   double adapt_damping = 0.5;
   // PCD/PT: data-driven hidden-space moves at the coldest rungs, proposing from the aggregate posterior of the
-  // last data_pool_rows training rows (TemperingConfig::data_move_rungs; 0 = the paper's sampler).
-  int data_move_rungs = 0;
+  // last data_pool_rows training rows (TemperingConfig::data_move_rungs; 0 = the paper's sampler). CD has no
+  // persistent chains and ignores it. Default 1: on the tracking-robustness grid (docs/tracking.md) it halved
+  // the cells where the tracked log Z went wrong; the paper's sampler is one setting away.
+  int data_move_rungs = 1;
   int data_pool_rows = 1000;
   // PCD/PT: extra Gibbs sweeps per update at the coldest cold_sweep_rungs rungs only
   // (TemperingConfig::cold_sweeps; 0 = the paper's sampler).
@@ -37,6 +39,11 @@ struct TrainerConfig {
   double weight_decay = 0.0;         // L2 penalty on W
   bool single_precision = true;      // float sampling kernels (faster); false = double throughout
   bool record_observations = false;  // fill StepObservations for the log Z tracker (PT only)
+  // Read by RbmTrainingSession (the front ends' trainer): a model whose W, b and c are all zero when training
+  // starts, as Rbm(n_v, n_h) makes it, is first initialised by Rbm::init_from_data (weight sd 0.01) from the
+  // rows of the first train() call or step() batch. Every hidden unit of the all-zero model gets the same
+  // gradient; on the robustness grid starting there tracked log Z far worse (docs/tracking.md).
+  bool init_from_data = true;
   std::uint64_t seed = 0;
 };
 
