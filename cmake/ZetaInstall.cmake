@@ -6,6 +6,16 @@ include(CMakePackageConfigHelpers)
 
 set(ZETA_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/zeta)
 
+# Debian keeps each threading build of a BLAS in its own directory and points libopenblas.so.0 at one of them by
+# update-alternatives; the run path pins the OpenMP build zeta was linked with (cmake/ZetaBlas.cmake).
+if(ZETA_BLAS_LIBRARY_DIR)
+  foreach(target zeta zeta_cli)
+    if(TARGET ${target})
+      set_property(TARGET ${target} APPEND PROPERTY INSTALL_RPATH "${ZETA_BLAS_LIBRARY_DIR}")
+    endif()
+  endforeach()
+endif()
+
 install(TARGETS zeta EXPORT zetaTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -7,6 +7,9 @@ packages=(
   # C++ core, CLI, tests, benchmarks
   g++ cmake ninja-build pkg-config libeigen3-dev libcli11-dev nlohmann-json3-dev googletest libgtest-dev
   libgmock-dev libbenchmark-dev zlib1g-dev libpng-dev
+  # The BLAS the core's large products run on (OpenMP build, cmake/ZetaBlas.cmake); BLIS only for the benchmark's
+  # comparison of GEMM speeds
+  libopenblas-openmp-dev libblis-openmp-dev
   # C API: sanitizers, Valgrind, libFuzzer (clang's runtime)
   clang-14 libclang-rt-14-dev valgrind
   # Source formatting (the format_check test pins clang-format 14)

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "zeta/base/gemm.hpp"
 #include "zeta/base/numerics.hpp"
 #include "zeta/base/random.hpp"
 #include "zeta/darn/model.hpp"
@@ -55,10 +56,12 @@ void layer_base(const LayerMirror<S>& l, const Mat<S>& input, LayerPass<S>& pass
     return;
   }
   if (l.hidden) {
-    pass.d.noalias() = input * l.hidden_weight.transpose();
+    pass.d.resize(rows, l.hidden_weight.rows());
+    multiply<S>(input, l.hidden_weight, Transpose::kYes, pass.d);
     pass.d.rowwise() += l.hidden_bias.transpose();
     pass.d = pass.d.array().tanh().matrix();
-    pass.a.noalias() = pass.d * l.weight.transpose();
+    pass.a.resize(rows, l.weight.rows());
+    multiply<S>(pass.d, l.weight, Transpose::kYes, pass.a);
   } else if (input_may_be_sparse && (input.array() != S(0)).count() * 10 < input.size()) {
     pass.a = l.bias.transpose().replicate(rows, 1);
     for (Eigen::Index r = 0; r < rows; ++r) {
@@ -68,7 +71,8 @@ void layer_base(const LayerMirror<S>& l, const Mat<S>& input, LayerPass<S>& pass
     }
     return;
   } else {
-    pass.a.noalias() = input * l.weight.transpose();
+    pass.a.resize(rows, l.weight.rows());
+    multiply<S>(input, l.weight, Transpose::kYes, pass.a);
   }
   pass.a.rowwise() += l.bias.transpose();
 }
@@ -77,7 +81,7 @@ void layer_base(const LayerMirror<S>& l, const Mat<S>& input, LayerPass<S>& pass
 // that sum).
 template <class S>
 void add_autoregressive(const LayerMirror<S>& l, const Mat<S>& h, Mat<S>& a) {
-  if (l.ar) a.noalias() += h * l.autoregressive_t;
+  if (l.ar) multiply_add<S>(h, l.autoregressive_t, Transpose::kNo, a);
 }
 
 // Σ_j [h_j a_j − softplus(a_j)] per row, accumulated in double: log Π_j σ(±a_j) for binary h.
@@ -157,23 +161,37 @@ void layer_backward(const LayerMirror<S>& l, const Mat<S>& input, const Mat<S>& 
                     typename NonDeduced<Mat<S>>::type* d_input) {
   g.bias = da.colwise().sum().transpose();
   if (l.ar) {
-    g.autoregressive.noalias() = da.transpose() * h;
+    g.autoregressive.resize(da.cols(), h.cols());
+    gemm<S>(da, Transpose::kYes, h, Transpose::kNo, g.autoregressive);
     g.autoregressive = g.autoregressive.template triangularView<Eigen::StrictlyLower>();
-    if (d_self) d_self->noalias() = da * l.autoregressive;
+    if (d_self) {
+      d_self->resize(da.rows(), l.autoregressive.cols());
+      multiply<S>(da, l.autoregressive, Transpose::kNo, *d_self);
+    }
   } else if (d_self) {
     d_self->setZero(da.rows(), da.cols());
   }
   if (l.weight.cols() == 0) return;
   if (l.hidden) {
-    g.weight.noalias() = da.transpose() * pass.d;
-    Mat<S> d_pre = da * l.weight;
+    g.weight.resize(da.cols(), pass.d.cols());
+    gemm<S>(da, Transpose::kYes, pass.d, Transpose::kNo, g.weight);
+    Mat<S> d_pre(da.rows(), l.weight.cols());
+    multiply<S>(da, l.weight, Transpose::kNo, d_pre);
     d_pre.array() *= S(1) - pass.d.array().square();
-    g.hidden_weight.noalias() = d_pre.transpose() * input;
+    g.hidden_weight.resize(d_pre.cols(), input.cols());
+    gemm<S>(d_pre, Transpose::kYes, input, Transpose::kNo, g.hidden_weight);
     g.hidden_bias = d_pre.colwise().sum().transpose();
-    if (d_input) d_input->noalias() = d_pre * l.hidden_weight;
+    if (d_input) {
+      d_input->resize(d_pre.rows(), l.hidden_weight.cols());
+      multiply<S>(d_pre, l.hidden_weight, Transpose::kNo, *d_input);
+    }
   } else {
-    g.weight.noalias() = da.transpose() * input;
-    if (d_input) d_input->noalias() = da * l.weight;
+    g.weight.resize(da.cols(), input.cols());
+    gemm<S>(da, Transpose::kYes, input, Transpose::kNo, g.weight);
+    if (d_input) {
+      d_input->resize(da.rows(), l.weight.cols());
+      multiply<S>(da, l.weight, Transpose::kNo, *d_input);
+    }
   }
 }
 

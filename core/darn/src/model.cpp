@@ -7,6 +7,7 @@
 
 #include "network_math.hpp"
 #include "zeta/base/error.hpp"
+#include "zeta/base/gemm.hpp"
 
 namespace zeta {
 
@@ -304,7 +305,7 @@ VectorD Darn::log_prob_exact(const MatrixD& x, const ProgressCallback& progress)
       // log p(x | h) = x·a(h) − Σ_k softplus(a_k(h)): one product for every (row, configuration) pair.
       VectorD softplus_sums(count);
       for (Eigen::Index c = 0; c < count; ++c) softplus_sums[c] = softplus_array(base.row(c).array()).sum();
-      const MatrixD scores = x * base.transpose();
+      const MatrixD scores = product<double>(x, Transpose::kNo, base, Transpose::kYes);
       for (Eigen::Index r = 0; r < rows; ++r) {
         for (Eigen::Index c = 0; c < count; ++c) {
           sums[static_cast<std::size_t>(r)].add(scores(r, c) - softplus_sums[c] + upper[c]);
@@ -312,7 +313,7 @@ VectorD Darn::log_prob_exact(const MatrixD& x, const ProgressCallback& progress)
       }
     } else {
       // a(x, h) = a(h) + A·x: the autoregressive part depends on the row only.
-      const MatrixD ar = x * bottom.autoregressive_t;
+      const MatrixD ar = product<double>(x, Transpose::kNo, bottom.autoregressive_t, Transpose::kNo);
       for (Eigen::Index r = 0; r < rows; ++r) {
         for (Eigen::Index c = 0; c < count; ++c) {
           const Eigen::ArrayXd a = (base.row(c) + ar.row(r)).transpose().array();

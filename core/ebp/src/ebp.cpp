@@ -7,6 +7,7 @@
 #include <string>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/gemm.hpp"
 #include "zeta/base/labels.hpp"
 
 namespace zeta {
@@ -213,24 +214,25 @@ void Ebp::forward(const BatchEntries& x, bool deterministic, Pass& pass) const {
       const MatrixD& prev = pass.vbar[l - 1];
       const double k_in = static_cast<double>(layer.h.rows());
       const double v = k_in + 1.0;
-      pass.mu[l] = ((prev * m).rowwise() + layer.b.transpose()) / std::sqrt(v);
+      pass.mu[l] = (product<double>(prev, Transpose::kNo, m, Transpose::kNo).rowwise() + layer.b.transpose()) /
+                   std::sqrt(v);
       if (binary) {
         // σ² = (Σ_j (1 − m² v̄²) + 1)/V
         const MatrixD m2 = m.array().square().matrix();
         const MatrixD p2 = prev.array().square().matrix();
-        pass.var[l] = ((k_in + 1.0) - (p2 * m2).array()) / v;
+        pass.var[l] = ((k_in + 1.0) - product<double>(p2, Transpose::kNo, m2, Transpose::kNo).array()) / v;
       } else {
         // σ² = 1 + Σ_j H² (1 − v̄²)/V   (⟨W²⟩ = H² + 1: unit posterior variance)
         const MatrixD h2 = layer.h.array().square().matrix();
         const MatrixD p2 = (1.0 - prev.array().square()).matrix();
-        pass.var[l] = 1.0 + (p2 * h2).array() / v;
+        pass.var[l] = 1.0 + product<double>(p2, Transpose::kNo, h2, Transpose::kNo).array() / v;
       }
       if (deterministic) {
         if (binary) {
           const MatrixD sg = layer.h.unaryExpr([](double w) { return sign_of(w); });
-          det = (det * sg).rowwise() + layer.b.transpose();
+          det = product<double>(det, Transpose::kNo, sg, Transpose::kNo).rowwise() + layer.b.transpose();
         } else {
-          det = (det * layer.h).rowwise() + layer.b.transpose();
+          det = product<double>(det, Transpose::kNo, layer.h, Transpose::kNo).rowwise() + layer.b.transpose();
         }
       }
     }
@@ -264,7 +266,7 @@ void Ebp::backward(const MatrixD& y, Pass& pass) const {
       }
     } else {
       // Δ_i = (2/√V_above) N(0; μ_i, σ_i²) Σ_j ⟨W_ij⟩ Δ_j  ⇒  e = (2/√V) N(0; μ, σ²) ∘ (e_above M_aboveᵀ)
-      const MatrixD d = pass.e[ll + 1] * means_of(layers_[ll + 1]).transpose();
+      const MatrixD d = product<double>(pass.e[ll + 1], Transpose::kNo, means_of(layers_[ll + 1]), Transpose::kYes);
       for (Eigen::Index r = 0; r < mu.rows(); ++r) {
         for (Eigen::Index i = 0; i < mu.cols(); ++i) {
           const double sigma = std::sqrt(var(r, i));
@@ -281,7 +283,7 @@ void Ebp::apply(const BatchEntries& x, const Pass& pass) {
   const bool binary = weights() == EbpWeights::kBinary;
   for (std::size_t l = 1; l < layers_.size(); ++l) {
     Layer& layer = layers_[l];
-    layer.h.noalias() += 0.5 * pass.vbar[l - 1].transpose() * pass.e[l];
+    gemm<double>(pass.vbar[l - 1], Transpose::kYes, pass.e[l], Transpose::kNo, layer.h, 0.5, 1.0);
     layer.b += 0.5 * pass.e[l].colwise().sum().transpose();
     refresh_means(static_cast<int>(l));
   }
@@ -419,7 +421,7 @@ EbpUpdate Ebp::update(const MatrixD& x, const MatrixD& y) const {
   EbpUpdate u;
   for (std::size_t l = 0; l < layers_.size(); ++l) {
     const MatrixD& in = l == 0 ? x : pass.vbar[l - 1];
-    u.dh.push_back(0.5 * in.transpose() * pass.e[l]);
+    u.dh.push_back(product<double>(in, Transpose::kYes, pass.e[l], Transpose::kNo, 0.5));
     u.db.push_back(0.5 * pass.e[l].colwise().sum().transpose());
   }
   return u;

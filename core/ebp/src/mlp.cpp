@@ -5,6 +5,7 @@
 #include <string>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/gemm.hpp"
 #include "zeta/base/labels.hpp"
 
 namespace zeta {
@@ -100,9 +101,10 @@ void Mlp::forward(const BatchEntries& x, bool clipped, Pass& pass) const {
     if (l > 0) {
       const MatrixD& w = w_[l];
       if (clipped) {
-        pass.a[l] = (pass.h[l - 1] * w.unaryExpr([](double v) { return sign_of(v); })).rowwise() + b_[l].transpose();
+        const MatrixD signs = w.unaryExpr([](double v) { return sign_of(v); });
+        pass.a[l] = product<double>(pass.h[l - 1], Transpose::kNo, signs, Transpose::kNo).rowwise() + b_[l].transpose();
       } else {
-        pass.a[l] = (pass.h[l - 1] * w).rowwise() + b_[l].transpose();
+        pass.a[l] = product<double>(pass.h[l - 1], Transpose::kNo, w, Transpose::kNo).rowwise() + b_[l].transpose();
       }
     }
     if (l + 1 < n) {
@@ -152,7 +154,7 @@ double Mlp::backward(const MatrixD& y, Pass& pass) const {
   pass.delta[n - 1] = d * inv_b;
   const bool erf_act = config_.activation == static_cast<std::int32_t>(MlpActivation::kErf);
   for (std::size_t l = n - 1; l-- > 0;) {
-    MatrixD back = pass.delta[l + 1] * w_[l + 1].transpose();
+    MatrixD back = product<double>(pass.delta[l + 1], Transpose::kNo, w_[l + 1], Transpose::kYes);
     if (erf_act) {
       back.array() *= pass.a[l].unaryExpr([](double u) { return kSqrt2OverPi * std::exp(-0.5 * u * u); }).array();
     } else {
@@ -174,7 +176,7 @@ double Mlp::step(const BatchEntries& x, const MatrixD& y) {
   }
   const double lr = config_.learning_rate;
   for (std::size_t l = w_.size(); l-- > 1;) {
-    w_[l].noalias() -= lr * (pass.h[l - 1].transpose() * pass.delta[l]);
+    gemm<double>(pass.h[l - 1], Transpose::kYes, pass.delta[l], Transpose::kNo, w_[l], -lr, 1.0);
     b_[l] -= lr * pass.delta[l].colwise().sum().transpose();
   }
   const MatrixD& d0 = pass.delta[0];
@@ -272,7 +274,7 @@ MlpGradients Mlp::gradients(const MatrixD& x, const MatrixD& y) const {
   MlpGradients g;
   for (std::size_t l = 0; l < w_.size(); ++l) {
     const MatrixD& in = l == 0 ? x : pass.h[l - 1];
-    g.dw.push_back(in.transpose() * pass.delta[l]);
+    g.dw.push_back(product<double>(in, Transpose::kYes, pass.delta[l], Transpose::kNo));
     g.db.push_back(pass.delta[l].colwise().sum().transpose());
   }
   return g;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/gemm.hpp"
 #include "zeta/base/kernels.hpp"
 
 namespace zeta {
@@ -46,15 +47,16 @@ void DataMoves<S>::move(int rung, double beta, double visible_beta, const ParamM
     proposal_h_.row(
         r) = pool_a_.row(static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(size_)))).array().logistic();
   sample_bernoulli_block(proposal_h_.data(), proposal_h_.size(), rng);
-  proposal_inputs_.noalias() = proposal_h_ * p.W.transpose();
+  proposal_inputs_.resize(n, p.W.rows());
+  multiply<S>(proposal_h_, p.W, Transpose::kYes, proposal_inputs_);
   proposal_inputs_ *= static_cast<S>(beta);
   proposal_inputs_.rowwise() += (static_cast<S>(visible_beta) * p.b).transpose();
 
   // log g of the current and the proposed states: log-mean-exp over the pool of a_dᵀh − Σ_j softplus(a_dj).
   const auto pool = pool_a_.topRows(size_);
   pool_scores_.resize(2 * n, size_);
-  pool_scores_.topRows(n).noalias() = h.middleRows(first, n) * pool.transpose();
-  pool_scores_.bottomRows(n).noalias() = proposal_h_ * pool.transpose();
+  multiply<S>(h.middleRows(first, n), pool, Transpose::kYes, pool_scores_.topRows(n));
+  multiply<S>(proposal_h_, pool, Transpose::kYes, pool_scores_.bottomRows(n));
   thread_local Eigen::ArrayXXd log_terms;  // (2n) × pool: log of each pool row's density at each state
   log_terms = pool_scores_.template cast<double>().array().rowwise() - pool_softplus_.head(size_).transpose().array();
   const Eigen::ArrayXd top = log_terms.rowwise().maxCoeff();

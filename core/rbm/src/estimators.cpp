@@ -6,6 +6,7 @@
 #include <string>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/gemm.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -255,7 +256,7 @@ AisResult log_z_ais(const Rbm& rbm, const AisOptions& options, const ProgressCal
   for (std::int64_t k = 1; k <= n_steps; ++k) {
     const double beta = betas[static_cast<std::size_t>(k)];
     const double beta_prev = betas[static_cast<std::size_t>(k - 1)];
-    a.noalias() = v * rbm.W;
+    multiply<double>(v, rbm.W, Transpose::kNo, a);
     a.rowwise() += rbm.c.transpose();
     const VectorD vb = v * rbm.b;
     const VectorD vb_base = v * base_bias;
@@ -265,7 +266,7 @@ AisResult log_z_ais(const Rbm& rbm, const AisOptions& options, const ProgressCal
     // Gibbs transition that leaves p_β invariant.
     h = (beta * a.array()).logistic().matrix();
     sample_bernoulli(h, rng);
-    visible_input.noalias() = h * rbm.W.transpose();
+    multiply<double>(h, rbm.W, Transpose::kYes, visible_input);
     visible_input *= beta;
     visible_input.rowwise() += ((1.0 - beta) * base_bias + beta * rbm.b).transpose();
     v = visible_input.array().logistic().matrix();

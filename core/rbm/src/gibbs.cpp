@@ -2,6 +2,7 @@
 
 #include <type_traits>
 
+#include "zeta/base/gemm.hpp"
 #include "zeta/base/kernels.hpp"
 
 namespace zeta {
@@ -16,7 +17,7 @@ void ParamMirror<S>::sync(const Rbm& rbm) {
 
 template <class S>
 void hidden_preactivations(const Mat<S>& v, const ParamMirror<S>& p, Eigen::Index rows, Mat<S>& a) {
-  a.topRows(rows).noalias() = v.topRows(rows) * p.W;
+  multiply<S>(v.topRows(rows), p.W, Transpose::kNo, a.topRows(rows));
   a.topRows(rows).rowwise() += p.c.transpose();
 }
 
@@ -35,7 +36,7 @@ void visible_inputs(const Mat<S>& h, const ParamMirror<S>& p, const std::vector<
                     int rungs, Eigen::Index chains, Mat<S>& inputs) {
   const Eigen::Index n = chains;
   const Eigen::Index rows = static_cast<Eigen::Index>(rungs) * n;
-  inputs.topRows(rows).noalias() = h.topRows(rows) * p.W.transpose();
+  multiply<S>(h.topRows(rows), p.W, Transpose::kYes, inputs.topRows(rows));
   for (int i = 0; i < rungs; ++i) {
     const double beta = betas[static_cast<std::size_t>(i)];
     auto block = inputs.middleRows(i * n, n);

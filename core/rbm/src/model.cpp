@@ -4,6 +4,7 @@
 #include <string>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/gemm.hpp"
 
 namespace zeta {
 
@@ -39,13 +40,13 @@ void Rbm::init_random(Rng& rng, double weight_sd, double bias_sd) {
 double Rbm::energy(const VectorD& v, const VectorD& h) const { return -(v.dot(W * h)) - b.dot(v) - c.dot(h); }
 
 VectorD Rbm::free_energy(const MatrixD& v) const {
-  MatrixD a = v * W;
+  MatrixD a = product<double>(v, Transpose::kNo, W, Transpose::kNo);
   a.rowwise() += c.transpose();
   return -(v * b) - rowwise_softplus_sum(a, 1.0);
 }
 
 VectorD Rbm::log_unnormalized(const MatrixD& v, double beta, Tempering mode) const {
-  MatrixD a = v * W;
+  MatrixD a = product<double>(v, Transpose::kNo, W, Transpose::kNo);
   a.rowwise() += c.transpose();
   const double visible_beta = mode == Tempering::kInteraction ? 1.0 : beta;
   return visible_beta * (v * b) + rowwise_softplus_sum(a, beta);
@@ -58,13 +59,13 @@ double Rbm::log_z_at_beta_zero(Tempering mode) const {
 }
 
 MatrixD Rbm::hidden_probs(const MatrixD& v) const {
-  MatrixD a = v * W;
+  MatrixD a = product<double>(v, Transpose::kNo, W, Transpose::kNo);
   a.rowwise() += c.transpose();
   return a.array().logistic().matrix();
 }
 
 MatrixD Rbm::visible_probs(const MatrixD& h) const {
-  MatrixD a = h * W.transpose();
+  MatrixD a = product<double>(h, Transpose::kNo, W, Transpose::kYes);
   a.rowwise() += b.transpose();
   return a.array().logistic().matrix();
 }

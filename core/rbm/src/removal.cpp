@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/gemm.hpp"
 #include "zeta/rbm/estimators.hpp"
 #include "zeta/rbm/tempering.hpp"
 
@@ -25,7 +26,7 @@ double variance_of_mean(double mean, double mean_square, double n) {
 }
 
 MatrixD preactivations(const Rbm& rbm, const MatrixD& v) {
-  MatrixD a = v * rbm.W;
+  MatrixD a = product<double>(v, Transpose::kNo, rbm.W, Transpose::kNo);
   a.rowwise() += rbm.c.transpose();
   return a;
 }
@@ -105,12 +106,13 @@ GradientStatistics gradient_statistics(const MatrixD& X, const MatrixD& P, const
     weighted.middleCols(3 * n_h, n_h) = (omega.array() * rm1.array().square()).matrix().asDiagonal() * Q2;  // (r−1)²φ²
     weighted.middleCols(4 * n_h, n_h) = (omega.array() * r.array() * rm1.array()).matrix().asDiagonal() * Q;  // r(r−1)φ
   }
-  const MatrixD model_w = V.transpose() * weighted;             // n_v × blocks·n_h: the W statistics
+  const MatrixD model_w = product<double>(V, Transpose::kYes, weighted,
+                                          Transpose::kNo);      // n_v × blocks·n_h: the W statistics
   const Eigen::RowVectorXd model_c = weighted.colwise().sum();  // the c statistics (v replaced by 1)
   const VectorD v_mean = V.transpose() * omega;
   const VectorD v_rm1 = V.transpose() * (omega.array() * rm1.array()).matrix();
 
-  const MatrixD data_w = X.transpose() * P / n_data;
+  const MatrixD data_w = product<double>(X, Transpose::kYes, P, Transpose::kNo, 1.0 / n_data);
   const VectorD x_mean = X.colwise().mean().transpose();
   const VectorD p_mean = P.colwise().mean().transpose();
 
@@ -128,7 +130,8 @@ GradientStatistics gradient_statistics(const MatrixD& X, const MatrixD& P, const
 
   // ∂D: model variance of each mean plus data variance.
   const MatrixD X2 = X.array().square().matrix();
-  const MatrixD data_w2 = X2.transpose() * P.array().square().matrix() / n_data;
+  const MatrixD data_w2 = product<double>(X2, Transpose::kYes, P.array().square().matrix(), Transpose::kNo,
+                                          1.0 / n_data);
   const VectorD x2_mean = X2.colwise().mean().transpose();
   const VectorD p2_mean = P.array().square().colwise().mean().transpose();
   const auto model_var = [&](double mean, double mean_square) { return variance_of_mean(mean, mean_square, n_model); };

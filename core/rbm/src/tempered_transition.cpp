@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/gemm.hpp"
 
 namespace zeta {
 
@@ -34,12 +35,14 @@ struct Kernels {
     sample_bernoulli(x.h, rng);
   }
   void sample_visible(JointStates<S>& x, double beta, Rng& rng) const {
-    x.scratch.noalias() = x.h * W.transpose();
+    x.scratch.resize(x.h.rows(), W.rows());
+    multiply<S>(x.h, W, Transpose::kYes, x.scratch);
     x.scratch *= static_cast<S>(beta);
     x.scratch.rowwise() += (static_cast<S>(full_energy ? beta : 1.0) * b).transpose();
     x.v = x.scratch.array().logistic().matrix();
     sample_bernoulli(x.v, rng);
-    x.a.noalias() = x.v * W;
+    x.a.resize(x.v.rows(), W.cols());
+    multiply<S>(x.v, W, Transpose::kNo, x.a);
     x.a.rowwise() += c.transpose();
   }
   // out += factor · E₁ per chain, E₁ the part of the energy the inverse temperature multiplies: −(vᵀWh + cᵀh)
@@ -71,7 +74,8 @@ TemperedTransitionStats TemperedTransition<S>::apply(const Rbm& rbm, Mat<S>& v, 
   const Kernels<S> kernels{rbm.W.cast<S>(), rbm.b.cast<S>(), rbm.c.cast<S>(), config_.mode == Tempering::kFullEnergy};
   JointStates<S> x;
   x.v = v;
-  x.a.noalias() = x.v * kernels.W;
+  x.a.resize(x.v.rows(), kernels.W.cols());
+  multiply<S>(x.v, kernels.W, Transpose::kNo, x.a);
   x.a.rowwise() += kernels.c.transpose();
   kernels.sample_hidden(x, levels[0], rng);
 

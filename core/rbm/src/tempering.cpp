@@ -6,6 +6,7 @@
 #include <string>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/gemm.hpp"
 
 namespace zeta {
 
@@ -67,7 +68,8 @@ void TemperedSampler<S>::chains_replaced() {
 
 template <class S>
 void TemperedSampler<S>::refresh(const ParamMirror<S>& p) {
-  a_.noalias() = v_ * p.W;
+  a_.resize(v_.rows(), p.W.cols());
+  multiply<S>(v_, p.W, Transpose::kNo, a_);
   a_.rowwise() += p.c.transpose();
   cache_.parameters_refreshed(p.b_exact);
   preactivations_current_ = true;
@@ -83,7 +85,8 @@ void TemperedSampler<S>::refresh_low_rank(const ParamMirror<S>& p, const Vec<S>&
     return;
   }
   thread_local Mat<S> overlap;  // V Uᵀ: rows × K
-  overlap.noalias() = v_ * U.transpose();
+  overlap.resize(v_.rows(), U.rows());
+  multiply<S>(v_, U, Transpose::kYes, overlap);
   if (keep != S(1)) {
     a_.rowwise() -= c_old.transpose();
     a_ *= keep;
@@ -91,7 +94,7 @@ void TemperedSampler<S>::refresh_low_rank(const ParamMirror<S>& p, const Vec<S>&
   } else {
     a_.rowwise() += (p.c - c_old).transpose();
   }
-  a_.noalias() += overlap * Z;
+  multiply_add<S>(overlap, Z, Transpose::kNo, a_);
   cache_.parameters_refreshed(p.b_exact);
   preactivations_current_ = true;
 }

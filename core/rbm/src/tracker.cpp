@@ -10,6 +10,7 @@
 #include <Eigen/Cholesky>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/gemm.hpp"
 #include "zeta/base/numerics.hpp"
 
 namespace zeta {
@@ -461,7 +462,7 @@ std::string tracking_warning_text(const TrackingHealth& health) {
 
 Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic> TrackedTrainer::cold_modes() const {
   const Rbm& model = trainer_.rbm();
-  MatrixD a = trainer_.chains(0) * model.W;
+  MatrixD a = product<double>(trainer_.chains(0), Transpose::kNo, model.W, Transpose::kNo);
   a.rowwise() += model.c.transpose();
   return a.array() > 0.0;
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/gemm.hpp"
 
 #include "bridge_observations.hpp"
 
@@ -91,7 +92,8 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       sampler_.refresh(params_);
       positive_ = sampler_.block_preactivations(0).array().logistic().matrix();
     } else {
-      positive_.noalias() = data_ * params_.W;
+      positive_.resize(data_.rows(), params_.W.cols());
+      multiply<S>(data_, params_.W, Transpose::kNo, positive_);
       positive_.rowwise() += params_.c.transpose();
       sampler_.add_proposal_rows(positive_);
       positive_ = positive_.array().logistic().matrix();
@@ -105,8 +107,9 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     const auto model_chains = sampler_.block_chains(0);
     negative_ = sampler_.block_preactivations(0).array().logistic().matrix();
     const auto chain_rows = static_cast<S>(model_chains.rows());
-    gradient_W_.noalias() = data_.transpose() * (positive_ / batch_rows);
-    gradient_W_.noalias() -= model_chains.transpose() * (negative_ / chain_rows);
+    gradient_W_.resize(data_.cols(), positive_.cols());
+    gemm<S>(data_, Transpose::kYes, positive_, Transpose::kNo, gradient_W_, S(1) / batch_rows, S(0));
+    gemm<S>(model_chains, Transpose::kYes, negative_, Transpose::kNo, gradient_W_, S(-1) / chain_rows, S(1));
     const VectorD grad_b =
         (column_sums(data_) / batch_rows - column_sums(model_chains) / chain_rows).transpose().template cast<double>();
     const VectorD grad_c =

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/gemm.hpp"
 #include "zeta/base/labels.hpp"
 
 namespace zeta {
@@ -295,7 +296,8 @@ void SoftmaxClassifier::features(const MatrixD& x, MatrixD& h) const {
     h = x;
     return;
   }
-  h.noalias() = x * V_.transpose();
+  h.resize(x.rows(), V_.rows());
+  multiply<double>(x, V_, Transpose::kYes, h);
   h.rowwise() += a_.transpose();
   h = h.array().tanh().matrix();
 }
@@ -494,7 +496,8 @@ double SoftmaxClassifier::compute(const MatrixD& x, const std::vector<int>& labe
       bp = &b_eff;
     }
     MatrixD& p = w.scores;  // B × C scores, then probabilities
-    p.noalias() = w.h * Wp->transpose();
+    p.resize(w.h.rows(), Wp->rows());
+    multiply<double>(w.h, *Wp, Transpose::kYes, p);
     if (bias) p.rowwise() += bp->transpose();
     for (Eigen::Index n = 0; n < B; ++n) {
       const double s_c = p(n, labels[static_cast<std::size_t>(n)]);
@@ -509,9 +512,13 @@ double SoftmaxClassifier::compute(const MatrixD& x, const std::vector<int>& labe
       MatrixD& gamma = p;
       gamma *= -inv_b;
       for (Eigen::Index n = 0; n < B; ++n) gamma(n, labels[static_cast<std::size_t>(n)]) += inv_b;
-      w.gW.noalias() = gamma.transpose() * w.h;
+      w.gW.resize(gamma.cols(), w.h.cols());
+      gemm<double>(gamma, Transpose::kYes, w.h, Transpose::kNo, w.gW);
       if (bias) w.gb = gamma.colwise().sum().transpose();
-      if (hidden) w.dh.noalias() = gamma * (*Wp);
+      if (hidden) {
+        w.dh.resize(gamma.rows(), Wp->cols());
+        multiply<double>(gamma, *Wp, Transpose::kNo, w.dh);
+      }
     }
   } else {
     if (want_gradient) {
@@ -552,7 +559,8 @@ double SoftmaxClassifier::compute(const MatrixD& x, const std::vector<int>& labe
   if (want_gradient && hidden) {
     // h = tanh(V x + a): dL/d(pre) = dh ⊙ (1 − h²).
     const MatrixD dpre = (w.dh.array() * (1.0 - w.h.array().square())).matrix();
-    w.gV.noalias() = dpre.transpose() * x;
+    w.gV.resize(dpre.cols(), x.cols());
+    gemm<double>(dpre, Transpose::kYes, x, Transpose::kNo, w.gV);
     w.ga = dpre.colwise().sum().transpose();
   }
   return total * inv_b;
@@ -732,7 +740,8 @@ void SoftmaxClassifier::visit_scores(const MatrixD& x, Visitor&& visit) const {
     effective_rows(static_cast<int>(c0), static_cast<int>(nc), w_block, b_block);
     for (Eigen::Index r0 = 0; r0 < N; r0 += kRowChunk) {
       const Eigen::Index nr = std::min(kRowChunk, N - r0);
-      s.noalias() = h.middleRows(r0, nr) * w_block.transpose();
+      s.resize(nr, w_block.rows());
+      multiply<double>(h.middleRows(r0, nr), w_block, Transpose::kYes, s);
       if (config_.bias) s.rowwise() += b_block.transpose();
       visit(r0, nr, c0, s);
     }

@@ -1,0 +1,49 @@
+// The one place the core's large dense matrix products run: C ← α·op(A)·op(B) + β·C on row-major float or double
+// blocks, by the BLAS chosen when zeta was built (cmake/ZetaBlas.cmake: OpenBLAS by default where installed, BLIS,
+// or Eigen, which the WebAssembly module always uses). Products use OpenMP's thread count, as Eigen's do.
+//
+// Same seed, same bits for a given machine, backend and thread count: a BLAS picks its kernels and blocking from the
+// CPU it runs on, so unlike Eigen's pinned blocking (numerics.hpp) its sums may round differently on another CPU
+// model with the same instruction set.
+#pragma once
+
+#include "zeta/base/numerics.hpp"
+
+namespace zeta {
+
+enum class Transpose : bool { kNo = false, kYes = true };
+
+// Row-major blocks with contiguous rows: whole matrices, topRows/middleRows/bottomRows of them.
+template <class S>
+using MatrixRef = Eigen::Ref<Mat<S>, 0, Eigen::OuterStride<>>;
+template <class S>
+using ConstMatrixRef = Eigen::Ref<const Mat<S>, 0, Eigen::OuterStride<>>;
+
+// c ← α·op(a)·op(b) + β·c, where op(x) is x or xᵀ. c must already have op(a)'s rows and op(b)'s columns, and
+// must not overlap a or b. With β = 0 the old contents of c are not read (NaNs included), as in BLAS.
+template <class S>
+void gemm(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c, S alpha = S(1),
+          S beta = S(0));
+
+// c ← a·op(b) (β = 0) and c ← c + a·op(b) (β = 1): the two forms most products take.
+template <class S>
+void multiply(ConstMatrixRef<S> a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c) {
+  gemm<S>(a, Transpose::kNo, b, op_b, c, S(1), S(0));
+}
+template <class S>
+void multiply_add(ConstMatrixRef<S> a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c) {
+  gemm<S>(a, Transpose::kNo, b, op_b, c, S(1), S(1));
+}
+
+// α·op(a)·op(b) as a new matrix.
+template <class S>
+Mat<S> product(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, S alpha = S(1)) {
+  Mat<S> c(op_a == Transpose::kYes ? a.cols() : a.rows(), op_b == Transpose::kYes ? b.rows() : b.cols());
+  gemm<S>(a, op_a, b, op_b, c, alpha, S(0));
+  return c;
+}
+
+// "openblas", "blis" or "eigen": the backend this build's products run on.
+const char* gemm_backend();
+
+}  // namespace zeta

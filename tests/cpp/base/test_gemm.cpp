@@ -1,0 +1,141 @@
+// zeta::gemm, the one kernel the core's large products run on (Eigen or the BLAS the build chose): every
+// transpose combination, α and β, blocks of larger matrices, empty shapes, and errors, against a reference
+// summed in long double. Tolerances are the rounding bound of a length-K dot product: |ĉ − c| ≤ γ_K Σ_k |a||b|
+// with γ_K = K u / (1 − K u), u the unit roundoff (Higham, Accuracy and Stability, §3.5), plus the rounding of
+// the α and β terms.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "zeta/base/error.hpp"
+#include "zeta/base/gemm.hpp"
+#include "zeta/base/random.hpp"
+
+namespace zeta {
+namespace {
+
+template <class S>
+Mat<S> random_matrix(Eigen::Index rows, Eigen::Index cols, Rng& rng) {
+  Mat<S> m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<S>(2.0 * rng.uniform() - 1.0);
+  return m;
+}
+
+// Checks c_out = α op(a) op(b) + β c_in entry by entry within the rounding bound.
+template <class S>
+void expect_product(const Mat<S>& a, bool ta, const Mat<S>& b, bool tb, const Mat<S>& c_in, const Mat<S>& c_out,
+                    S alpha, S beta, const std::string& what) {
+  using Wide = long double;
+  const Eigen::Index m = c_out.rows(), n = c_out.cols(), k = ta ? a.rows() : a.cols();
+  const double u = std::numeric_limits<S>::epsilon() / 2;
+  const double terms = static_cast<double>(k + 2);
+  const double gamma = terms * u / (1.0 - terms * u);
+  for (Eigen::Index i = 0; i < m; ++i) {
+    for (Eigen::Index j = 0; j < n; ++j) {
+      Wide sum = 0, magnitude = 0;
+      for (Eigen::Index l = 0; l < k; ++l) {
+        const Wide x = ta ? a(l, i) : a(i, l);
+        const Wide y = tb ? b(j, l) : b(l, j);
+        sum += x * y;
+        magnitude += std::fabs(x * y);
+      }
+      const Wide old = beta == S(0) ? 0 : static_cast<Wide>(beta) * c_in(i, j);
+      const Wide expected = static_cast<Wide>(alpha) * sum + old;
+      const double bound = gamma * (std::fabs(static_cast<double>(alpha)) * static_cast<double>(magnitude) +
+                                    std::fabs(double(old))) +
+                           std::numeric_limits<S>::denorm_min();
+      ASSERT_LE(std::fabs(static_cast<double>(c_out(i, j) - expected)), bound)
+          << what << " entry (" << i << ", " << j << ") on " << gemm_backend();
+    }
+  }
+}
+
+template <class S>
+void check_all_forms(Eigen::Index m, Eigen::Index n, Eigen::Index k, std::uint64_t seed) {
+  Rng rng(seed);
+  for (int form = 0; form < 4; ++form) {
+    const bool ta = (form & 1) != 0, tb = (form & 2) != 0;
+    const Mat<S> a = ta ? random_matrix<S>(k, m, rng) : random_matrix<S>(m, k, rng);
+    const Mat<S> b = tb ? random_matrix<S>(n, k, rng) : random_matrix<S>(k, n, rng);
+    const Mat<S> c_in = random_matrix<S>(m, n, rng);
+    for (const auto& [alpha, beta] : {std::pair<S, S>{1, 0}, {1, 1}, {S(-0.25), 1}, {S(0.5), S(-2)}}) {
+      Mat<S> c = c_in;
+      gemm<S>(a, ta ? Transpose::kYes : Transpose::kNo, b, tb ? Transpose::kYes : Transpose::kNo, c, alpha, beta);
+      expect_product<S>(a, ta, b, tb, c_in, c, alpha, beta,
+                        std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " form " +
+                            std::to_string(form) + " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta));
+    }
+  }
+}
+
+TEST(Gemm, EveryTransposeAlphaAndBetaInFloatAndDouble) {
+  // The update's shapes (scaled down), a tall-thin, a short-wide and sizes that are not multiples of any SIMD width.
+  for (const auto& [m, n, k] :
+       {std::array<Eigen::Index, 3>{100, 50, 78}, {1, 37, 64}, {37, 1, 64}, {33, 29, 1}, {7, 5, 3}, {130, 3, 257}}) {
+    check_all_forms<float>(m, n, k, 11);
+    check_all_forms<double>(m, n, k, 12);
+  }
+}
+
+TEST(Gemm, WritesRowBlocksOfLargerMatrices) {
+  Rng rng(3);
+  const MatrixF whole_a = random_matrix<float>(40, 30, rng);
+  const MatrixF w = random_matrix<float>(30, 20, rng);
+  MatrixF whole_c = MatrixF::Constant(40, 20, 7.0f);
+  const MatrixF before = whole_c;
+  gemm<float>(whole_a.middleRows(10, 15), Transpose::kNo, w, Transpose::kNo, whole_c.middleRows(5, 15));
+  const MatrixF a_block = whole_a.middleRows(10, 15);
+  const MatrixF c_block = whole_c.middleRows(5, 15);
+  expect_product<float>(a_block, false, w, false, MatrixF::Zero(15, 20), c_block, 1.0f, 0.0f, "row block");
+  // Rows outside the block are untouched.
+  EXPECT_EQ(whole_c.topRows(5), before.topRows(5));
+  EXPECT_EQ(whole_c.bottomRows(20), before.bottomRows(20));
+}
+
+TEST(Gemm, BetaZeroIgnoresTheOldContents) {
+  Rng rng(4);
+  const MatrixD a = random_matrix<double>(6, 5, rng), b = random_matrix<double>(5, 4, rng);
+  MatrixD c = MatrixD::Constant(6, 4, std::numeric_limits<double>::quiet_NaN());
+  multiply<double>(a, b, Transpose::kNo, c);
+  EXPECT_TRUE(c.allFinite());
+  expect_product<double>(a, false, b, false, MatrixD::Zero(6, 4), c, 1.0, 0.0, "beta 0 over NaN");
+}
+
+TEST(Gemm, EmptyShapes) {
+  MatrixD a(3, 0), b(0, 4);
+  MatrixD c = MatrixD::Constant(3, 4, 2.0);
+  gemm<double>(a, Transpose::kNo, b, Transpose::kNo, c, 1.0, 0.5);  // K = 0: c ← β c
+  EXPECT_EQ(c, MatrixD::Constant(3, 4, 1.0));
+  multiply<double>(a, b, Transpose::kNo, c);
+  EXPECT_EQ(c, MatrixD::Zero(3, 4));
+  MatrixD none(0, 4);
+  multiply<double>(MatrixD(0, 5), MatrixD::Ones(5, 4), Transpose::kNo, none);  // M = 0: nothing to do
+  EXPECT_EQ(none.rows(), 0);
+}
+
+TEST(Gemm, MismatchedShapesAreAnError) {
+  const MatrixD a = MatrixD::Ones(3, 4), b = MatrixD::Ones(5, 2);
+  MatrixD c(3, 2);
+  EXPECT_THROW(multiply<double>(a, b, Transpose::kNo, c), Error);
+  MatrixD wrong_c(2, 2);
+  EXPECT_THROW(multiply<double>(a, MatrixD::Ones(4, 2), Transpose::kNo, wrong_c), Error);
+}
+
+TEST(Gemm, SameInputsSameBits) {
+  Rng rng(5);
+  const MatrixF a = random_matrix<float>(100, 784, rng), w = random_matrix<float>(784, 500, rng);
+  MatrixF first(100, 500), second(100, 500);
+  multiply<float>(a, w, Transpose::kNo, first);
+  multiply<float>(a, w, Transpose::kNo, second);
+  EXPECT_EQ(first, second);
+}
+
+TEST(Gemm, NamesItsBackend) {
+  const std::string backend = gemm_backend();
+  EXPECT_TRUE(backend == "openblas" || backend == "blis" || backend == "eigen") << backend;
+}
+
+}  // namespace
+}  // namespace zeta
