@@ -33,10 +33,11 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "zeta/base/data.hpp"
 #include "zeta/base/error.hpp"
@@ -48,10 +49,39 @@ using zeta::MatrixD;
 using zeta::VectorD;
 using Clock = std::chrono::steady_clock;
 
-std::string arg(const std::map<std::string, std::string>& a, const std::string& k, const std::string& def) {
-  auto it = a.find(k);
-  return it == a.end() ? def : it->second;
-}
+// Every mode's flags (a mode ignores the ones it does not use). --train, --n and --out have a default per mode.
+struct Options {
+  std::string mode = "train";
+  std::string hidden = "16";  // comma-separated stochastic layer sizes
+  int det = 100;
+  int ar_visible = 0;
+  int ar_encoder = 0;
+  double sparsity = 0.0;
+  double sparsity_weight = 1.0;
+  std::string estimator = "darn";
+  double lr = 3e-5;
+  int epochs = 10;
+  int batch = 100;
+  std::int64_t train = -1;  // train: rows (-1 = all); gemm: rows of an epoch, 60000 unless given
+  bool train_given = false;
+  std::int64_t test = -1;
+  std::uint64_t seed = 1;
+  std::string order;
+  int eval_every = 0;
+  std::int64_t bound_samples = 10;
+  std::int64_t is_samples = 1000;
+  int is_repeats = 10;
+  std::int64_t eval_rows = -1;
+  int single_precision = 1;
+  int weight_noise = 0;
+  std::string out;  // train: none written unless given; nearest: darn_nearest.pgm unless given
+  bool out_given = false;
+  std::string model;
+  std::int64_t n = 0;  // sample: 10000, nearest: 16 unless given
+  bool n_given = false;
+  int reps = 5;
+  std::int64_t rows = 100;
+};
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -78,18 +108,17 @@ struct Evaluation {
   bool exact = false;
 };
 
-Evaluation evaluate(const zeta::Darn& m, const MatrixD& test, const std::map<std::string, std::string>& a,
-                    zeta::Rng& rng, bool single) {
+Evaluation evaluate(const zeta::Darn& m, const MatrixD& test, const Options& o, zeta::Rng& rng, bool single) {
   Evaluation e;
-  const std::int64_t bound_samples = std::stoll(arg(a, "--bound-samples", "10"));
+  const std::int64_t bound_samples = o.bound_samples;
   e.bound = m.description_length(test, bound_samples, rng, single).mean();
   if (m.structure().hidden_bits() <= 20) {
     e.log_p = m.log_prob_exact(test).mean();
     e.exact = true;
     return e;
   }
-  const std::int64_t samples = std::stoll(arg(a, "--is-samples", "1000"));
-  const int repeats = std::stoi(arg(a, "--is-repeats", "10"));
+  const std::int64_t samples = o.is_samples;
+  const int repeats = o.is_repeats;
   std::vector<double> means;
   for (int r = 0; r < repeats; ++r) {
     VectorD lp, se;
@@ -109,34 +138,33 @@ Evaluation evaluate(const zeta::Darn& m, const MatrixD& test, const std::map<std
   return e;
 }
 
-int train(const std::map<std::string, std::string>& a) {
-  const MatrixD train = binarised("train", std::stoll(arg(a, "--train", "-1")));
-  MatrixD test = binarised("t10k", std::stoll(arg(a, "--test", "-1")));
-  const std::int64_t eval_rows = std::stoll(arg(a, "--eval-rows", "-1"));
+int train(const Options& o) {
+  const MatrixD train = binarised("train", o.train);
+  MatrixD test = binarised("t10k", o.test);
+  const std::int64_t eval_rows = o.eval_rows;
   if (eval_rows > 0 && eval_rows < test.rows()) test = test.topRows(eval_rows).eval();
   zeta::DarnStructure s;
   s.sizes = {static_cast<int>(train.cols())};
-  for (int n : parse_sizes(arg(a, "--hidden", "16"))) s.sizes.push_back(n);
-  s.deterministic = std::stoi(arg(a, "--det", "100"));
-  s.autoregressive_visible = arg(a, "--ar-visible", "0") == "1";
-  s.autoregressive_encoder = arg(a, "--ar-encoder", "0") == "1";
+  for (int n : parse_sizes(o.hidden)) s.sizes.push_back(n);
+  s.deterministic = o.det;
+  s.autoregressive_visible = o.ar_visible == 1;
+  s.autoregressive_encoder = o.ar_encoder == 1;
   zeta::DarnTraining t;
-  t.learning_rate = std::stod(arg(a, "--lr", "3e-5"));
-  t.estimator = arg(a, "--estimator", "darn") == "reinforce" ? zeta::DarnEstimator::kReinforce
-                                                             : zeta::DarnEstimator::kDarn;
-  t.sparsity = std::stod(arg(a, "--sparsity", "0"));
-  t.sparsity_weight = std::stod(arg(a, "--sparsity-weight", "1"));
-  t.single_precision = arg(a, "--float", "1") == "1";
-  t.weight_noise = arg(a, "--weight-noise", "0") == "1";
-  t.seed = std::stoull(arg(a, "--seed", "1"));
+  t.learning_rate = o.lr;
+  t.estimator = o.estimator == "reinforce" ? zeta::DarnEstimator::kReinforce : zeta::DarnEstimator::kDarn;
+  t.sparsity = o.sparsity;
+  t.sparsity_weight = o.sparsity_weight;
+  t.single_precision = o.single_precision == 1;
+  t.weight_noise = o.weight_noise == 1;
+  t.seed = o.seed;
   zeta::Rng init(t.seed);
   zeta::DarnNetwork net(zeta::Darn(s, init), t);
   zeta::Rng eval_rng(t.seed ^ 0xE7A1ULL);
-  const int epochs = std::stoi(arg(a, "--epochs", "10"));
-  const int batch = std::stoi(arg(a, "--batch", "100"));
-  const int eval_every = std::stoi(arg(a, "--eval-every", "0"));
+  const int epochs = o.epochs;
+  const int batch = o.batch;
+  const int eval_every = o.eval_every;
   std::vector<std::int32_t> order;
-  const std::string order_path = arg(a, "--order", "");
+  const std::string& order_path = o.order;
   if (!order_path.empty()) {
     std::ifstream in(order_path, std::ios::binary);
     order.resize(static_cast<std::size_t>(train.rows()) * static_cast<std::size_t>(epochs));
@@ -174,7 +202,7 @@ int train(const std::map<std::string, std::string>& a) {
     }
     const double secs = seconds_since(start);
     if ((eval_every > 0 && e % eval_every == 0) || e == epochs) {
-      const Evaluation ev = evaluate(net.model, test, a, eval_rng, t.single_precision);
+      const Evaluation ev = evaluate(net.model, test, o, eval_rng, t.single_precision);
       std::printf("%d,%.3f,%.4f,%.4f,%.4f,%.4f,%d\n", e, secs, train_dl, ev.bound, ev.log_p, ev.half_width,
                   ev.exact ? 1 : 0);
     } else {
@@ -182,8 +210,7 @@ int train(const std::map<std::string, std::string>& a) {
     }
     std::fflush(stdout);
   }
-  const std::string out = arg(a, "--out", "");
-  if (!out.empty()) zeta::save_darn(net, out);
+  if (!o.out.empty()) zeta::save_darn(net, o.out);
   return 0;
 }
 
@@ -218,11 +245,12 @@ double gemm_seconds(Eigen::Index m, Eigen::Index n, Eigen::Index k, bool a_t) {
   return times[times.size() / 2];
 }
 
-int gemm_bound(const std::map<std::string, std::string>& a) {
-  const std::vector<int> sizes = parse_sizes("784," + arg(a, "--hidden", "16"));
-  const int det = std::stoi(arg(a, "--det", "100"));
-  const Eigen::Index batch = std::stoll(arg(a, "--batch", "100"));
-  const double updates = std::ceil(std::stod(arg(a, "--train", "60000")) / static_cast<double>(batch));
+int gemm_bound(const Options& o) {
+  const std::vector<int> sizes = parse_sizes("784," + o.hidden);
+  const int det = o.det;
+  const Eigen::Index batch = o.batch;
+  const double updates = std::ceil((o.train_given ? static_cast<double>(o.train) : 60000.0) /
+                                   static_cast<double>(batch));
   double seconds = 0.0, flops = 0.0;
   // One affine map in → out: forward B×in·(out×in)ᵀ, weight gradient (B×out)ᵀ·(B×in), input gradient.
   const auto map = [&](Eigen::Index in, Eigen::Index out, bool input_gradient) {
@@ -251,10 +279,10 @@ int gemm_bound(const std::map<std::string, std::string>& a) {
   return 0;
 }
 
-int sample_rate(const std::map<std::string, std::string>& a) {
-  const auto net = zeta::load_darn(arg(a, "--model", ""));
-  const std::int64_t n = std::stoll(arg(a, "--n", "10000"));
-  const int reps = std::stoi(arg(a, "--reps", "5"));
+int sample_rate(const Options& o) {
+  const auto net = zeta::load_darn(o.model);
+  const std::int64_t n = o.n_given ? o.n : 10000;
+  const int reps = o.reps;
   zeta::Rng rng(1);
   std::vector<double> rates;
   for (int r = 0; r < reps; ++r) {
@@ -279,12 +307,12 @@ VectorD flatten_encoder(const zeta::Darn& g) {
   return Eigen::Map<VectorD>(out.data(), static_cast<Eigen::Index>(out.size()));
 }
 
-int estimators(const std::map<std::string, std::string>& a) {
-  const auto net = zeta::load_darn(arg(a, "--model", ""));
+int estimators(const Options& o) {
+  const auto net = zeta::load_darn(o.model);
   const zeta::Darn& m = net->model;
   const int bits = m.structure().hidden_bits();
   if (bits > 16) throw zeta::Error(zeta::ErrorCode::kUnsupported, "estimators: at most 16 hidden bits");
-  const MatrixD test = binarised("t10k", std::stoll(arg(a, "--rows", "100")));
+  const MatrixD test = binarised("t10k", o.rows);
   zeta::DarnTraining darn_cfg = net->trainer.config(), reinforce_cfg = net->trainer.config();
   darn_cfg.estimator = zeta::DarnEstimator::kDarn;
   darn_cfg.single_precision = reinforce_cfg.single_precision = false;
@@ -337,15 +365,15 @@ int estimators(const std::map<std::string, std::string>& a) {
   return 0;
 }
 
-int nearest(const std::map<std::string, std::string>& a) {
-  const auto net = zeta::load_darn(arg(a, "--model", ""));
+int nearest(const Options& o) {
+  const auto net = zeta::load_darn(o.model);
   const MatrixD train = binarised("train", -1);
-  const std::int64_t n = std::stoll(arg(a, "--n", "16"));
-  zeta::Rng rng(std::stoull(arg(a, "--seed", "1")));
+  const std::int64_t n = o.n_given ? o.n : 16;
+  zeta::Rng rng(o.seed);
   const MatrixD x = net->model.sample(n, rng, false);
   // Hamming distance d(s, t) = |s| + |t| − 2 s·t, for every training image at once.
   const VectorD train_ones = train.rowwise().sum();
-  const std::string out = arg(a, "--out", "darn_nearest.pgm");
+  const std::string out = o.out_given ? o.out : "darn_nearest.pgm";
   std::ofstream pgm(out, std::ios::binary);
   const int side = 28;
   pgm << "P5\n" << side * 2 << " " << side * n << "\n255\n";
@@ -370,22 +398,70 @@ int nearest(const std::map<std::string, std::string>& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, std::string> a;
-  for (int i = 1; i + 1 < argc; i += 2) a[argv[i]] = argv[i + 1];
-  if (argc % 2 == 0) {
-    std::fprintf(stderr, "usage: %s --mode train|sample|estimators|nearest|gemm [options] (see the source's header)\n",
-                 argv[0]);
-    return 2;
-  }
+  Options o;
+  CLI::App app(
+      "bench_darn: DARN training, sampling, gradient estimators, nearest images, GEMM bound (see the source's "
+      "header)");
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  const auto binary = CLI::Range(0, 1);
+  app.add_option("--mode", o.mode, "train | sample | estimators | nearest | gemm")
+      ->check(CLI::IsMember({"train", "sample", "estimators", "nearest", "gemm"}))
+      ->capture_default_str();
+  const CLI::Validator sizes(
+      [](std::string& text) {
+        try {
+          parse_sizes(text);
+        } catch (const std::exception&) {
+          return "expected comma-separated layer sizes, got " + text;
+        }
+        return std::string();
+      },
+      "INT,...");
+  app.add_option("--hidden", o.hidden, "stochastic layer sizes from the bottom up, comma-separated")
+      ->check(sizes)
+      ->capture_default_str();
+  app.add_option("--det", o.det, "tanh units between stochastic layers (0 = none)")->capture_default_str();
+  app.add_option("--ar-visible", o.ar_visible, "1: autoregression within x")->check(binary)->capture_default_str();
+  app.add_option("--ar-encoder", o.ar_encoder, "1: autoregression within each encoder layer")
+      ->check(binary)
+      ->capture_default_str();
+  app.add_option("--sparsity", o.sparsity, "fDARN: target mean activation of the top layer (0 = off)")
+      ->capture_default_str();
+  app.add_option("--sparsity-weight", o.sparsity_weight, "weight of the sparsity penalty")->capture_default_str();
+  app.add_option("--estimator", o.estimator, "darn | reinforce")
+      ->check(CLI::IsMember({"darn", "reinforce"}))
+      ->capture_default_str();
+  app.add_option("--lr", o.lr, "RMSprop learning rate")->capture_default_str();
+  app.add_option("--epochs", o.epochs, "passes over the training rows")->capture_default_str();
+  app.add_option("--batch", o.batch, "mini-batch size")->capture_default_str();
+  app.add_option("--train", o.train, "train: training rows (-1 = all); gemm: rows of an epoch (default 60000)")
+      ->capture_default_str();
+  app.add_option("--test", o.test, "test rows read (-1 = all)")->capture_default_str();
+  app.add_option("--seed", o.seed, "seed")->capture_default_str();
+  app.add_option("--order", o.order, "int32 file of the training row order of every epoch");
+  app.add_option("--eval-every", o.eval_every, "evaluate every this many epochs (0: the last only)")
+      ->capture_default_str();
+  app.add_option("--bound-samples", o.bound_samples, "draws per test row for the bound")->capture_default_str();
+  app.add_option("--is-samples", o.is_samples, "importance samples per test row")->capture_default_str();
+  app.add_option("--is-repeats", o.is_repeats, "importance-sampling repeats for the interval")->capture_default_str();
+  app.add_option("--eval-rows", o.eval_rows, "test rows evaluated (-1 = all)")->capture_default_str();
+  app.add_option("--float", o.single_precision, "1: float kernels, 0: double")->check(binary)->capture_default_str();
+  app.add_option("--weight-noise", o.weight_noise, "1: adaptive weight noise")->check(binary)->capture_default_str();
+  app.add_option("--out", o.out, "train: model file to write; nearest: PGM image (default darn_nearest.pgm)");
+  app.add_option("--model", o.model, "sample, estimators, nearest: the model file");
+  app.add_option("--n", o.n, "sample: samples per run (default 10000); nearest: samples (default 16)");
+  app.add_option("--reps", o.reps, "sample: runs")->capture_default_str();
+  app.add_option("--rows", o.rows, "estimators: test rows")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  o.train_given = app.count("--train") > 0;
+  o.out_given = app.count("--out") > 0;
+  o.n_given = app.count("--n") > 0;
   try {
-    const std::string mode = arg(a, "--mode", "train");
-    if (mode == "train") return train(a);
-    if (mode == "sample") return sample_rate(a);
-    if (mode == "estimators") return estimators(a);
-    if (mode == "nearest") return nearest(a);
-    if (mode == "gemm") return gemm_bound(a);
-    std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
-    return 2;
+    if (o.mode == "train") return train(o);
+    if (o.mode == "sample") return sample_rate(o);
+    if (o.mode == "estimators") return estimators(o);
+    if (o.mode == "nearest") return nearest(o);
+    return gemm_bound(o);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

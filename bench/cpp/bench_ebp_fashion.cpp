@@ -13,10 +13,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "zeta/base/data.hpp"
 #include "zeta/base/error.hpp"
@@ -26,11 +27,6 @@
 namespace {
 
 using zeta::MatrixD;
-
-std::string arg(const std::map<std::string, std::string>& a, const std::string& k, const std::string& def) {
-  auto it = a.find(k);
-  return it == a.end() ? def : it->second;
-}
 
 double error_rate(const std::vector<int>& predicted, const std::vector<int>& truth) {
   std::size_t wrong = 0;
@@ -101,24 +97,38 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, std::string> a;
-  for (int i = 1; i + 1 < argc; i += 2) a[argv[i]] = argv[i + 1];
-  if (argc % 2 == 0) {
-    std::fprintf(stderr, "usage: %s --mode error|timing [options] (see the source's header)\n", argv[0]);
-    return 2;
-  }
+  std::string mode = "error";
+  std::string dir = zeta::kFashionMnistDir;
+  int hidden = 200;
+  double lr = 0.1;
+  std::string loss = "ce";
+  std::uint64_t seed = 1;
+  std::string algo = "ebp-binary";
+  int epochs = 3;
+  int reps = 5;
+  std::int64_t train_rows = -1;  // error: -1 = all; timing: 10000 unless given
+  CLI::App app(
+      "bench_ebp_fashion: Fashion-MNIST test error of EBP and BP, and their epoch times (see the source's "
+      "header)");
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--mode", mode, "error | timing")->check(CLI::IsMember({"error", "timing"}))->capture_default_str();
+  app.add_option("--algo", algo, "error: ebp-binary | ebp-real | bp")
+      ->check(CLI::IsMember({"ebp-binary", "ebp-real", "bp"}))
+      ->capture_default_str();
+  app.add_option("--epochs", epochs, "error: training epochs")->capture_default_str();
+  app.add_option("--hidden", hidden, "hidden units")->capture_default_str();
+  app.add_option("--lr", lr, "BP learning rate")->capture_default_str();
+  app.add_option("--loss", loss, "BP loss: ce | mse")->check(CLI::IsMember({"ce", "mse"}))->capture_default_str();
+  app.add_option("--seed", seed, "seed of the weights and the example order")->capture_default_str();
+  app.add_option("--train", train_rows, "training images (error: default all; timing: default 10000)");
+  app.add_option("--dir", dir, "Fashion-MNIST directory")->capture_default_str();
+  app.add_option("--reps", reps, "timing: epochs per algorithm")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  const bool train_given = app.count("--train") > 0;
   try {
-    const std::string mode = arg(a, "--mode", "error");
-    const std::string dir = arg(a, "--dir", zeta::kFashionMnistDir);
-    const int hidden = std::stoi(arg(a, "--hidden", "200"));
-    const double lr = std::stod(arg(a, "--lr", "0.1"));
-    const std::string loss = arg(a, "--loss", "ce");
-    const std::uint64_t seed = std::stoull(arg(a, "--seed", "1"));
     constexpr int kClasses = 10;
     if (mode == "error") {
-      const std::string algo = arg(a, "--algo", "ebp-binary");
-      const int epochs = std::stoi(arg(a, "--epochs", "3"));
-      const zeta::Dataset train = zeta::read_fashion_mnist("train", dir, std::stoll(arg(a, "--train", "-1")));
+      const zeta::Dataset train = zeta::read_fashion_mnist("train", dir, train_rows);
       const zeta::Dataset test = zeta::read_fashion_mnist("t10k", dir);
       Learner learner(algo, static_cast<int>(train.x.cols()), hidden, kClasses, lr, loss, seed);
       zeta::Rng order_rng(seed ^ 0x5DEECE66DULL);
@@ -142,15 +152,14 @@ int main(int argc, char** argv) {
                     e0, learner.ebp ? "D" : "clipped", e1, seconds);
         std::fflush(stdout);
       }
-    } else if (mode == "timing") {
-      const int reps = std::stoi(arg(a, "--reps", "5"));
-      const std::int64_t n = std::stoll(arg(a, "--train", "10000"));
+    } else {
+      const std::int64_t n = train_given ? train_rows : 10000;
       const zeta::Dataset train = zeta::read_fashion_mnist("train", dir, n);
       const std::vector<std::string> algos = {"ebp-binary", "ebp-real", "bp"};
       std::vector<Learner> learners;
       std::vector<zeta::Rng> rngs;
-      for (const auto& algo : algos) {
-        learners.emplace_back(algo, static_cast<int>(train.x.cols()), hidden, kClasses, lr, loss, seed);
+      for (const auto& name : algos) {
+        learners.emplace_back(name, static_cast<int>(train.x.cols()), hidden, kClasses, lr, loss, seed);
         rngs.emplace_back(seed);
       }
       std::vector<std::vector<double>> times(algos.size());
@@ -167,8 +176,6 @@ int main(int argc, char** argv) {
                     algos[i].c_str(), static_cast<long long>(train.x.cols()), hidden, kClasses,
                     static_cast<long long>(train.x.rows()), median(times[i]), median(times[i]) / bp);
       }
-    } else {
-      throw zeta::Error(zeta::ErrorCode::kArgument, "unknown --mode " + mode);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -15,10 +15,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "zeta/base/error.hpp"
 #include "zeta/base/text_data.hpp"
@@ -73,33 +74,44 @@ double error_rate(const MatrixD& score, const std::vector<int>& y, const std::ve
   return static_cast<double>(wrong) / static_cast<double>(rows.size());
 }
 
-std::string arg(std::map<std::string, std::string>& a, const std::string& k, const std::string& def) {
-  auto it = a.find(k);
-  return it == a.end() ? def : it->second;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, std::string> a;
-  for (int i = 1; i + 1 < argc; i += 2) a[argv[i]] = argv[i + 1];
-  if (argc % 2 == 0 || a.count("--task") == 0) {
-    std::fprintf(stderr, "usage: %s --data DIR --task NAME --algo ebp-binary|ebp-real|bp [options]\n", argv[0]);
-    return 2;
-  }
+  std::string dir = "/tmp/zeta-ebp-data";
+  std::string task;
+  std::string algo = "ebp-binary";
+  int passes = 3;
+  int batch = 10;
+  int folds = 8;
+  int only_fold = 0;
+  int hidden = 120;
+  std::uint64_t seed = 1;
+  std::string lr_text = "0.01";  // the RESULT line repeats it as given
+  std::string loss = "ce";
+  std::string act = "tanh";
+  CLI::App app(
+      "bench_ebp_table1: 8-fold cross-validated test error of EBP and BP on a Table 1 task (see the "
+      "source's header)");
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--data", dir, "directory of NAME.svm (bench/ebp/convert_mat.py)")->capture_default_str();
+  app.add_option("--task", task, "task name")->required();
+  app.add_option("--algo", algo, "ebp-binary | ebp-real | bp")
+      ->check(CLI::IsMember({"ebp-binary", "ebp-real", "bp"}))
+      ->capture_default_str();
+  app.add_option("--lr", lr_text, "BP learning rate")->check(CLI::Number)->capture_default_str();
+  app.add_option("--loss", loss, "BP loss: ce | mse")->check(CLI::IsMember({"ce", "mse"}))->capture_default_str();
+  app.add_option("--act", act, "BP activation: tanh | erf")
+      ->check(CLI::IsMember({"tanh", "erf"}))
+      ->capture_default_str();
+  app.add_option("--passes", passes, "passes over the training folds")->capture_default_str();
+  app.add_option("--batch", batch, "mini-batch size")->capture_default_str();
+  app.add_option("--folds", folds, "cross-validation folds")->capture_default_str();
+  app.add_option("--fold", only_fold, "run this fold only (0: all)")->capture_default_str();
+  app.add_option("--hidden", hidden, "hidden units")->capture_default_str();
+  app.add_option("--seed", seed, "seed of the weights and the example order")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
   try {
-    const std::string dir = arg(a, "--data", "/tmp/zeta-ebp-data");
-    const std::string task = arg(a, "--task", "");
-    const std::string algo = arg(a, "--algo", "ebp-binary");
-    const int passes = std::stoi(arg(a, "--passes", "3"));
-    const int batch = std::stoi(arg(a, "--batch", "10"));
-    const int folds = std::stoi(arg(a, "--folds", "8"));
-    const int only_fold = std::stoi(arg(a, "--fold", "0"));
-    const int hidden = std::stoi(arg(a, "--hidden", "120"));
-    const std::uint64_t seed = std::stoull(arg(a, "--seed", "1"));
-    const double lr = std::stod(arg(a, "--lr", "0.01"));
-    const std::string loss = arg(a, "--loss", "ce");
-    const std::string act = arg(a, "--act", "tanh");
+    const double lr = std::stod(lr_text);
     const bool is_ebp = algo.rfind("ebp", 0) == 0;
     if (!is_ebp && algo != "bp") throw zeta::Error(zeta::ErrorCode::kArgument, "unknown --algo " + algo);
 
@@ -205,10 +217,9 @@ int main(int argc, char** argv) {
     std::printf(
         "RESULT task=%s algo=%s%s min_over_passes %s=%.2f%% %s=%.2f%% | mean_of_fold_minima %s=%.2f%% %s=%.2f%% "
         "| median_pass_train_s=%.3f\n",
-        task.c_str(), algo.c_str(),
-        is_ebp ? "" : (" lr=" + arg(a, "--lr", "0.01") + " loss=" + loss + " act=" + act).c_str(), n0, 100 * best[0],
-        n1, 100 * best[1], n0, 100 * sum_fold_min[0] / n_folds_run, n1, 100 * sum_fold_min[1] / n_folds_run,
-        train_seconds[train_seconds.size() / 2]);
+        task.c_str(), algo.c_str(), is_ebp ? "" : (" lr=" + lr_text + " loss=" + loss + " act=" + act).c_str(), n0,
+        100 * best[0], n1, 100 * best[1], n0, 100 * sum_fold_min[0] / n_folds_run, n1,
+        100 * sum_fold_min[1] / n_folds_run, train_seconds[train_seconds.size() / 2]);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

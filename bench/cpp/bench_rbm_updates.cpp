@@ -17,13 +17,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -302,36 +303,19 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 1;
   std::string configs = "pcd1,pt10x10,pt10x100";
   std::string dump_path;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", arg.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (arg == "--threads")
-      threads = std::stoi(next());
-    else if (arg == "--repeats")
-      repeats = std::stoi(next());
-    else if (arg == "--min-time")
-      min_time = std::stod(next());
-    else if (arg == "--hidden")
-      n_hidden = std::stoi(next());
-    else if (arg == "--batch")
-      batch = std::stoi(next());
-    else if (arg == "--configs")
-      configs = next();
-    else if (arg == "--seed")
-      seed = std::stoull(next());
-    else if (arg == "--dump-data")
-      dump_path = next();
-    else {
-      std::fprintf(stderr, "unknown argument %s\n", arg.c_str());
-      return 2;
-    }
-  }
+  CLI::App app(
+      "bench_rbm_updates: SmlTrainer updates per second against the GEMM-bound time (see the source's "
+      "header)");
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--threads", threads, "OpenMP and Eigen threads")->capture_default_str();
+  app.add_option("--repeats", repeats, "repeats; the rate reported is their median")->capture_default_str();
+  app.add_option("--min-time", min_time, "seconds of updates per repeat, at least")->capture_default_str();
+  app.add_option("--hidden", n_hidden, "hidden units")->capture_default_str();
+  app.add_option("--batch", batch, "mini-batch rows")->capture_default_str();
+  app.add_option("--configs", configs, "comma-separated: pcd1, pt10x10, pt10x100")->capture_default_str();
+  app.add_option("--seed", seed, "seed")->capture_default_str();
+  app.add_option("--dump-data", dump_path, "write the training rows (bytes 0/1) to this file and exit");
+  CLI11_PARSE(app, argc, argv);
 #ifdef _OPENMP
   omp_set_num_threads(threads);
 #endif

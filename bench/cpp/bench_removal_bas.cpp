@@ -322,17 +322,39 @@ int zscores(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::string command;
+  Args args;
+  CLI::App app("bench_removal_bas: hidden-unit removal on 3x3 Bars-and-Stripes (see the source's header)");
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("command", command, "train | prune | greedy | speed | zscores")
+      ->required()
+      ->check(CLI::IsMember({"train", "prune", "greedy", "speed", "zscores"}));
+  add_flag(app, args, "model", "prune, greedy, speed, zscores: the starting model");
+  add_flag(app, args, "hidden", "train: hidden units (default 30)", kInt);
+  add_flag(app, args, "steps", "train: PCD steps (default 50000); prune, zscores: removal steps (required)", kLong);
+  add_flag(app, args, "every", "train, prune: a CSV or trace row every this many steps (default 5000, 1000)", kLong);
+  add_flag(app, args, "label", "the label of the output rows");
+  add_flag(app, args, "csv", "train, greedy: CSV appended to");
+  add_flag(app, args, "model-out", "train, prune: model file to write");
+  add_flag(app, args, "batch", "prune, speed, zscores: mini-batch rows (default 1000)", kInt);
+  add_flag(app, args, "after-removal", "prune: trace rows at each of this many steps after a removal (default 50)",
+           kLong);
+  add_flag(app, args, "trace", "prune: trace CSV appended to");
+  add_flag(app, args, "events", "prune: removal events CSV appended to");
+  add_flag(app, args, "checkpoint", "prune: checkpoint prefix P (P.zeta, P.chains, P.state)");
+  add_flag(app, args, "checkpoint-every", "prune: steps between checkpoints (default 100000)", kLong);
+  add_flag(app, args, "resume", "prune: continue from checkpoint prefix P");
+  add_flag(app, args, "to", "greedy: delete units down to this many (default 1)", kInt);
+  add_flag(app, args, "seconds", "speed: seconds measured (default 20)", kFloat);
+  add_flag(app, args, "burn-in", "zscores: steps before the z-scores are taken (default 1000)", kLong);
+  add_pruner_flags(app, args);
+  CLI11_PARSE(app, argc, argv);
   try {
-    if (argc < 2)
-      throw std::runtime_error("usage: bench_removal_bas train|prune|greedy|speed|zscores [--key value ...]");
-    const std::string command = argv[1];
-    const Args args = parse(argc, argv, 2);
     if (command == "train") return train(args);
     if (command == "prune") return prune(args);
     if (command == "greedy") return greedy(args);
     if (command == "speed") return speed(args);
-    if (command == "zscores") return zscores(args);
-    throw std::runtime_error("unknown command " + command);
+    return zscores(args);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_removal_bas: %s\n", e.what());
     return 1;

@@ -33,6 +33,7 @@
 
 namespace {
 
+using removal_bench::add_flag;
 using removal_bench::Args;
 using removal_bench::get;
 using removal_bench::need;
@@ -154,10 +155,31 @@ int prune(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::string command;
+  Args args;
+  CLI::App app("bench_removal_fashion: hidden-unit removal on a Fashion-MNIST RBM (see the source's header)");
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("command", command, "prune")->required()->check(CLI::IsMember({"prune"}));
+  add_flag(app, args, "model", "the starting model (unless --resume)");
+  add_flag(app, args, "steps", "removal steps (required)", removal_bench::kLong);
+  add_flag(app, args, "data", "fashion (default) | default", CLI::IsMember({"fashion", "default"}));
+  add_flag(app, args, "batch", "mini-batch rows (default 1000)", removal_bench::kInt);
+  add_flag(app, args, "every", "a trace row every this many steps (default 100)", removal_bench::kLong);
+  add_flag(app, args, "eval-rows", "training rows of the mean log-likelihood (default 10000)", removal_bench::kLong);
+  add_flag(app, args, "label", "the label of the output rows (default prune)");
+  add_flag(app, args, "trace", "trace CSV appended to");
+  add_flag(app, args, "events", "removal events CSV appended to");
+  add_flag(app, args, "ais-every", "AIS estimate of log Z every this many steps (0 = never)", removal_bench::kLong);
+  add_flag(app, args, "ais-runs", "AIS runs (default 100)", removal_bench::kInt);
+  add_flag(app, args, "ais-betas", "AIS temperatures (default 10000)", removal_bench::kInt);
+  add_flag(app, args, "checkpoint", "checkpoint prefix P (P.zeta, P.chains, P.state)");
+  add_flag(app, args, "checkpoint-every", "steps between checkpoints (default 10000)", removal_bench::kLong);
+  add_flag(app, args, "resume", "continue from checkpoint prefix P");
+  add_flag(app, args, "model-out", "model file to write");
+  removal_bench::add_pruner_flags(app, args);
+  CLI11_PARSE(app, argc, argv);
   try {
-    if (argc < 2 || std::string(argv[1]) != "prune")
-      throw std::runtime_error("usage: bench_removal_fashion prune --model M.zeta --steps S [--key value ...]");
-    return prune(removal_bench::parse(argc, argv, 2));
+    return prune(args);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_removal_fashion: %s\n", e.what());
     return 1;

@@ -31,6 +31,8 @@
 #include <utility>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "zeta/base/error.hpp"
 #include "zeta/base/random.hpp"
 #include "zeta/softmax/classifier.hpp"
@@ -244,42 +246,28 @@ double log_mean_abs_diff(const MatrixD& a, const MatrixD& b) { return std::log((
 
 int main(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "missing value after %s\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--out")
-      o.out = next();
-    else if (a == "--iterations")
-      o.iterations = std::atoi(next());
-    else if (a == "--eval-every")
-      o.eval_every = std::atoi(next());
-    else if (a == "--seeds")
-      o.seeds = std::atoi(next());
-    else if (a == "--scan-seed")
-      o.scan_seed = std::strtoull(next(), nullptr, 10);
-    else if (a == "--w-sd")
-      o.w_sd = std::atof(next());
-    else if (a == "--threads")
-      o.threads = std::atoi(next());
-    else if (a == "--lr") {
-      const std::string spec = next();
-      const auto eq = spec.find('=');
-      const double rate = eq == std::string::npos ? 0.0 : std::atof(spec.c_str() + eq + 1);
-      if (eq == std::string::npos || !(rate > 0.0)) {
-        std::fprintf(stderr, "--lr needs GROUP=RATE with a positive rate, got %s\n", spec.c_str());
-        return 2;
-      }
-      o.fixed_rates.emplace_back(spec.substr(0, eq), rate);
-    } else {
-      std::fprintf(stderr, "unknown argument %s (see the comment at the top of bench_softmax_figs.cpp)\n", a.c_str());
+  std::vector<std::string> rate_specs;
+  CLI::App app("bench_softmax_figs: Figs. 1 and 2 of Barber & Botev (see the source's header)");
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--out", o.out, "CSV file written")->capture_default_str();
+  app.add_option("--iterations", o.iterations, "updates per method")->capture_default_str();
+  app.add_option("--eval-every", o.eval_every, "updates between checkpoints")->capture_default_str();
+  app.add_option("--seeds", o.seeds, "problems (seeds 1..N)")->capture_default_str();
+  app.add_option("--scan-seed", o.scan_seed, "seed of the learning-rate scan problem")->capture_default_str();
+  app.add_option("--w-sd", o.w_sd, "sd of the true model's weights")->capture_default_str();
+  app.add_option("--threads", o.threads, "Eigen threads")->capture_default_str();
+  app.add_option("--lr", rate_specs, "GROUP=RATE: fixes a group's learning rate instead of scanning (repeatable)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+  CLI11_PARSE(app, argc, argv);
+  for (const std::string& spec : rate_specs) {
+    const auto eq = spec.find('=');
+    const double rate = eq == std::string::npos ? 0.0 : std::atof(spec.c_str() + eq + 1);
+    if (eq == std::string::npos || !(rate > 0.0)) {
+      std::fprintf(stderr, "--lr needs GROUP=RATE with a positive rate, got %s\n", spec.c_str());
       return 2;
     }
+    o.fixed_rates.emplace_back(spec.substr(0, eq), rate);
   }
   if (o.iterations < 1 || o.eval_every < 1 || o.seeds < 1 || o.threads < 1) {
     std::fprintf(stderr, "iterations, eval-every, seeds and threads must be positive\n");

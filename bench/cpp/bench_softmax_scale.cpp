@@ -22,10 +22,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "zeta/base/error.hpp"
 #include "zeta/base/random.hpp"
@@ -178,36 +179,20 @@ double thread_cpu_seconds() {
 
 int main(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "missing value after %s\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--out")
-      o.out = next();
-    else if (a == "--updates")
-      o.updates = std::atoi(next());
-    else if (a == "--long-factor")
-      o.long_factor = std::atoi(next());
-    else if (a == "--timing-runs")
-      o.timing_runs = std::atoi(next());
-    else if (a == "--timing-updates")
-      o.timing_updates = std::atoi(next());
-    else if (a == "--threads")
-      o.threads = std::atoi(next());
-    else if (a == "--lr")
-      o.lr = std::atof(next());
-    else if (a == "--seed")
-      o.seed = std::strtoull(next(), nullptr, 10);
-    else {
-      std::fprintf(stderr, "unknown argument %s (see the comment at the top of bench_softmax_scale.cpp)\n", a.c_str());
-      return 2;
-    }
-  }
+  CLI::App app(
+      "bench_softmax_scale: exact and sampled softmax training at scale, timing and accuracy (see the "
+      "source's header)");
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--out", o.out, "CSV file written")->capture_default_str();
+  app.add_option("--updates", o.updates, "updates of the accuracy runs")->capture_default_str();
+  app.add_option("--long-factor", o.long_factor, "the sampled methods also train this many times longer")
+      ->capture_default_str();
+  app.add_option("--timing-runs", o.timing_runs, "timing runs per configuration")->capture_default_str();
+  app.add_option("--timing-updates", o.timing_updates, "updates timed per run")->capture_default_str();
+  app.add_option("--threads", o.threads, "Eigen threads")->capture_default_str();
+  app.add_option("--lr", o.lr, "learning rate (0: scanned on a validation split)")->capture_default_str();
+  app.add_option("--seed", o.seed, "seed of the data")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
   if (o.updates < 1 || o.long_factor < 1 || o.timing_runs < 1 || o.timing_updates < 1 || o.threads < 1) {
     std::fprintf(stderr, "counts must be positive\n");
     return 2;

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "zeta/base/data.hpp"
 #include "zeta/base/random.hpp"
 #include "zeta/rbm/estimators.hpp"
@@ -114,33 +116,19 @@ void analyse_modes(const zeta::TrackedTrainer& trained, int update) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  Options o;
+  CLI::App app("bench_tracking_diagnosis: where the tracker misses on Fashion-MNIST (see the source's header)");
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--hidden", o.hidden, "hidden units, 1..20 (exact log Z)")->capture_default_str();
+  app.add_option("--updates", o.updates, "training updates")->capture_default_str();
+  app.add_option("--lr", o.lr, "learning rate")->capture_default_str();
+  app.add_option("--lr-decay", o.lr_decay, "learning-rate decay")->capture_default_str();
+  app.add_option("--temperatures", o.temperatures, "rungs of the ladder")->capture_default_str();
+  app.add_option("--chains", o.chains, "chains per rung")->capture_default_str();
+  app.add_option("--analyse-at", o.analyse_at, "update at which the modes are enumerated (default: the last)");
+  app.add_option("--csv", o.csv, "CSV of the observation errors per update");
+  CLI11_PARSE(app, argc, argv);
   try {
-    Options o;
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= argc) throw std::runtime_error("missing value after " + arg);
-        return argv[++i];
-      };
-      if (arg == "--hidden")
-        o.hidden = std::stoi(value());
-      else if (arg == "--updates")
-        o.updates = std::stoi(value());
-      else if (arg == "--lr")
-        o.lr = std::stod(value());
-      else if (arg == "--lr-decay")
-        o.lr_decay = std::stod(value());
-      else if (arg == "--temperatures")
-        o.temperatures = std::stoi(value());
-      else if (arg == "--chains")
-        o.chains = std::stoi(value());
-      else if (arg == "--analyse-at")
-        o.analyse_at = std::stoi(value());
-      else if (arg == "--csv")
-        o.csv = value();
-      else
-        throw std::runtime_error("unknown argument " + arg);
-    }
     if (o.hidden < 1 || o.hidden > 20)
       throw std::runtime_error("--hidden must be in 1..20 (exact log Z at every update)");
     if (o.analyse_at < 0) o.analyse_at = o.updates;

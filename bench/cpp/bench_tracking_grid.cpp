@@ -36,6 +36,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "zeta/base/data.hpp"
 #include "zeta/base/random.hpp"
 #include "zeta/rbm/estimators.hpp"
@@ -79,55 +81,43 @@ std::vector<int> parse_ints(const std::string& text) {
   return out;
 }
 
-Options parse(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::runtime_error("missing value after " + arg);
-      return argv[++i];
-    };
-    if (arg == "--data")
-      o.data = value();
-    else if (arg == "--classes")
-      o.classes = value();
-    else if (arg == "--rows")
-      o.rows = std::stoi(value());
-    else if (arg == "--bas-size")
-      o.bas_size = std::stoi(value());
-    else if (arg == "--hidden")
-      o.hidden = std::stoi(value());
-    else if (arg == "--batch")
-      o.batch = std::stoi(value());
-    else if (arg == "--lr")
-      o.lr = std::stod(value());
-    else if (arg == "--lr-decay")
-      o.lr_decay = std::stod(value());
-    else if (arg == "--chains")
-      o.chains = std::stoi(value());
-    else if (arg == "--temperatures")
-      o.temperatures = std::stoi(value());
-    else if (arg == "--adaptive")
-      o.adaptive = true;
-    else if (arg == "--updates")
-      o.updates = std::stoi(value());
-    else if (arg == "--checkpoints")
-      o.checkpoints = std::stoi(value());
-    else if (arg == "--burn-in")
-      o.burn_in = std::stoi(value());
-    else if (arg == "--seed")
-      o.seed = std::stoull(value());
-    else if (arg == "--init")
-      o.init = value();
-    else if (arg == "--sampler")
-      o.sampler = value();
-    else if (arg == "--data-move-rungs")
-      o.data_move_rungs = std::stoi(value());
-    else if (arg == "--trace")
-      o.trace = value();
-    else
-      throw std::runtime_error("unknown argument " + arg);
-  }
+void add_options(CLI::App& app, Options& o) {
+  app.add_option("--data", o.data, "fashion | bas")->capture_default_str();
+  const CLI::Validator labels(
+      [](std::string& text) {
+        try {
+          if (text != "all") parse_ints(text);
+        } catch (const std::exception&) {
+          return "expected all or comma-separated labels, got " + text;
+        }
+        return std::string();
+      },
+      "all|INT,...");
+  app.add_option("--classes", o.classes, "fashion: comma-separated labels kept, or all")
+      ->check(labels)
+      ->capture_default_str();
+  app.add_option("--rows", o.rows, "fashion: the first this many rows of those classes (0: all)")
+      ->capture_default_str();
+  app.add_option("--bas-size", o.bas_size, "bas: image side")->capture_default_str();
+  app.add_option("--hidden", o.hidden, "hidden units, 1..20 (exact log Z)")->capture_default_str();
+  app.add_option("--batch", o.batch, "mini-batch rows")->capture_default_str();
+  app.add_option("--lr", o.lr, "learning rate")->capture_default_str();
+  app.add_option("--lr-decay", o.lr_decay, "learning-rate decay (0: constant)")->capture_default_str();
+  app.add_option("--chains", o.chains, "chains per rung")->capture_default_str();
+  app.add_option("--temperatures", o.temperatures, "rungs of the ladder, >= 2")->capture_default_str();
+  app.add_flag("--adaptive", o.adaptive, "adaptive tempering");
+  app.add_option("--updates", o.updates, "training updates")->capture_default_str();
+  app.add_option("--checkpoints", o.checkpoints, "evenly spaced comparisons with exact log Z")->capture_default_str();
+  app.add_option("--burn-in", o.burn_in, "updates before the errors are summarised")->capture_default_str();
+  app.add_option("--seed", o.seed, "seed of everything")->capture_default_str();
+  app.add_option("--init", o.init, "zero | data")->capture_default_str();
+  app.add_option("--sampler", o.sampler, "default | paper | data-moves")->capture_default_str();
+  app.add_option("--data-move-rungs", o.data_move_rungs, "overrides the sampler's data_move_rungs");
+  app.add_option("--trace", o.trace, "CSV of every checkpoint");
+}
+
+// The checks the options must pass before anything runs.
+void check(const Options& o) {
   if (o.data != "fashion" && o.data != "bas") throw std::runtime_error("--data must be fashion or bas");
   if (o.hidden < 1 || o.hidden > 20) throw std::runtime_error("--hidden must lie in 1..20 (exact log Z)");
   if (o.batch < 1 || o.chains < 1 || o.temperatures < 2 || o.updates < 1 || o.rows < 0)
@@ -138,7 +128,6 @@ Options parse(int argc, char** argv) {
   if (o.sampler != "default" && o.sampler != "paper" && o.sampler != "data-moves")
     throw std::runtime_error("--sampler must be default, paper or data-moves");
   if (o.data_move_rungs > o.temperatures) throw std::runtime_error("--data-move-rungs must be <= --temperatures");
-  return o;
 }
 
 MatrixD load_data(const Options& o) {
@@ -247,8 +236,15 @@ std::string json_diagnostics(const Diagnostics& d) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  Options o;
+  CLI::App app(
+      "bench_tracking_grid: one cell of the tracking grid, tracked against exact log Z (see the source's "
+      "header)");
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  add_options(app, o);
+  CLI11_PARSE(app, argc, argv);
   try {
-    const Options o = parse(argc, argv);
+    check(o);
     const auto start = Clock::now();
     const MatrixD x = load_data(o);
 

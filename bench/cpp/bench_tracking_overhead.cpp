@@ -32,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "zeta/base/data.hpp"
 #include "zeta/base/error.hpp"
 #include "zeta/base/random.hpp"
@@ -76,50 +78,37 @@ struct Options {
   std::uint64_t seed = 1;
 };
 
-Options parse(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::runtime_error("missing value after " + arg);
-      return argv[++i];
-    };
-    if (arg == "--hidden")
-      o.hidden = parse_ints(value());
-    else if (arg == "--temperatures")
-      o.temperatures = std::stoi(value());
-    else if (arg == "--chains")
-      o.chains = std::stoi(value());
-    else if (arg == "--batch")
-      o.batch = std::stoi(value());
-    else if (arg == "--updates")
-      o.updates = std::stoi(value());
-    else if (arg == "--repeats")
-      o.repeats = std::stoi(value());
-    else if (arg == "--adaptive")
-      o.adaptive = true;
-    else if (arg == "--data-moves")
-      o.data_moves = std::stoi(value());
-    else if (arg == "--cold-rungs")
-      o.cold_rungs = std::stoi(value());
-    else if (arg == "--cold-sweeps")
-      o.cold_sweeps = std::stoi(value());
-    else if (arg == "--gibbs")
-      o.gibbs = std::stoi(value());
-    else if (arg == "--settle")
-      o.settle = std::stoi(value());
-    else if (arg == "--settle-every")
-      o.settle_every = std::stoi(value());
-    else if (arg == "--settle-min-beta")
-      o.settle_min_beta = std::stod(value());
-    else if (arg == "--settle-rungs")
-      o.settle_rungs = std::stoi(value());
-    else if (arg == "--seed")
-      o.seed = std::stoull(value());
-    else
-      throw std::runtime_error("unknown argument " + arg);
-  }
-  return o;
+void add_options(CLI::App& app, Options& o, std::string& hidden_list) {
+  const CLI::Validator int_list(
+      [](std::string& text) {
+        try {
+          parse_ints(text);
+        } catch (const std::exception&) {
+          return "expected comma-separated integers, got " + text;
+        }
+        return std::string();
+      },
+      "INT,...");
+  app.add_option("--hidden", hidden_list, "comma-separated hidden sizes, one run each")
+      ->check(int_list)
+      ->capture_default_str();
+  app.add_option("--temperatures", o.temperatures, "rungs of the ladder")->capture_default_str();
+  app.add_option("--chains", o.chains, "chains per rung")->capture_default_str();
+  app.add_option("--batch", o.batch, "mini-batch rows")->capture_default_str();
+  app.add_option("--updates", o.updates, "updates per repeat")->capture_default_str();
+  app.add_option("--repeats", o.repeats, "repeats")->capture_default_str();
+  app.add_flag("--adaptive", o.adaptive, "adaptive tempering");
+  app.add_option("--data-moves", o.data_moves, "data-driven moves at this many coldest rungs")->capture_default_str();
+  app.add_option("--cold-rungs", o.cold_rungs, "extra Gibbs sweeps at this many coldest rungs")->capture_default_str();
+  app.add_option("--cold-sweeps", o.cold_sweeps, "the extra sweeps at each of them")->capture_default_str();
+  app.add_option("--gibbs", o.gibbs, "Gibbs sweeps per update")->capture_default_str();
+  app.add_option("--settle", o.settle, "settled estimate: sampler iterations with the model held (0: off)")
+      ->capture_default_str();
+  app.add_option("--settle-every", o.settle_every, "updates between settled estimates")->capture_default_str();
+  app.add_option("--settle-min-beta", o.settle_min_beta, "settle only the rungs with beta >= this")
+      ->capture_default_str();
+  app.add_option("--settle-rungs", o.settle_rungs, "settle this many coldest rungs")->capture_default_str();
+  app.add_option("--seed", o.seed, "seed")->capture_default_str();
 }
 
 // Mini-batches cycled through the training rows in order: the same sequence for both trainers.
@@ -164,8 +153,14 @@ void time_chunk(Trainer& trainer, Batches& batches, int updates, Time& total) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  Options o;
+  std::string hidden_list = "25,500";
+  CLI::App app("bench_tracking_overhead: cost of tracking log Z over plain SML-PT training (see the source's header)");
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  add_options(app, o, hidden_list);
+  CLI11_PARSE(app, argc, argv);
   try {
-    const Options o = parse(argc, argv);
+    o.hidden = parse_ints(hidden_list);
     const zeta::Dataset train = zeta::default_train();
     for (const int hidden : o.hidden) {
       zeta::TrainerConfig config;

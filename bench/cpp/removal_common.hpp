@@ -1,4 +1,4 @@
-// Shared by the hidden-unit removal benchmarks (bench_removal_*.cpp): --key value arguments, the pruner's options,
+// Shared by the hidden-unit removal benchmarks (bench_removal_*.cpp): their --key value flags, the pruner's options,
 // and checkpoint files.
 //
 // A checkpoint P is three files: P.zeta (the model), P.chains (rows and columns, then one line of 0/1 per chain of
@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 #include "zeta/rbm/model.hpp"
 #include "zeta/rbm/removal.hpp"
 
@@ -23,16 +25,41 @@ namespace removal_bench {
 
 using zeta::MatrixD;
 
+// The flags given, by name without the dashes, as given: the defaults differ between the commands, which read them
+// with get() and need().
 using Args = std::map<std::string, std::string>;
 
-inline Args parse(int argc, char** argv, int first) {
-  Args args;
-  for (int i = first; i < argc; ++i) {
-    const std::string key = argv[i];
-    if (key.rfind("--", 0) != 0 || i + 1 >= argc) throw std::runtime_error("expected --key value, got " + key);
-    args[key.substr(2)] = argv[++i];
-  }
-  return args;
+inline const CLI::TypeValidator<int> kInt("INT");
+inline const CLI::TypeValidator<long> kLong("INT");
+inline const CLI::TypeValidator<std::uint64_t> kUnsigned("UINT");
+inline const CLI::TypeValidator<double> kFloat("FLOAT");
+
+// Declares --key VALUE, stored in `args` under "key" when given; `type` rejects values the command could not read
+// (and names the value in --help).
+inline void add_flag(CLI::App& app, Args& args, const std::string& key, const std::string& help,
+                     const CLI::Validator& type = CLI::Validator()) {
+  const std::string type_name = type.get_description();
+  CLI::Validator unnamed = type;
+  unnamed.description("");
+  app.add_option_function<std::string>(
+         "--" + key, [&args, key](const std::string& value) { args[key] = value; }, help)
+      ->type_name(type_name.empty() ? "TEXT" : type_name)
+      ->check(unnamed);
+}
+
+// The flags pruner_config() reads.
+inline void add_pruner_flags(CLI::App& app, Args& args) {
+  add_flag(app, args, "gibbs", "Gibbs sweeps per step", kInt);
+  add_flag(app, args, "chains", "persistent chains per rung (default 1000)", kInt);
+  add_flag(app, args, "temperatures", "rungs of the tempering ladder (1: plain persistent chains)", kInt);
+  add_flag(app, args, "rule", "noise-aware (default) | naive", CLI::IsMember({"noise-aware", "naive"}));
+  add_flag(app, args, "cost", "exact (default) | first-order", CLI::IsMember({"exact", "first-order"}));
+  add_flag(app, args, "criterion", "remove a unit once its cost + this many sd <= 0", kFloat);
+  add_flag(app, args, "rate", "learning rate (default 1e-2)", kFloat);
+  add_flag(app, args, "tempered-steps", "tempered transition steps after a removal (default 100)", kInt);
+  add_flag(app, args, "tempered-beta-min", "lowest beta of the tempered transitions (default 0.9)", kFloat);
+  add_flag(app, args, "float", "1: float kernels (default 0)", kInt);
+  add_flag(app, args, "seed", "seed (default 1)", kUnsigned);
 }
 inline std::string get(const Args& a, const std::string& key, const std::string& fallback) {
   const auto it = a.find(key);
