@@ -271,7 +271,8 @@ struct Config {
 };
 
 // The GEMMs of one SmlTrainer::step with a persistent negative phase (PCD or PT), in order:
-// positive phase X·W; per Gibbs step H·Wᵀ and V·W (the sweep's closing refresh); gradient Xᵀ·P and V₀ᵀ·N;
+// positive phase X·W; per Gibbs step H·Wᵀ and V·W (the sweep's closing refresh); the gradient [X; V₀]ᵀ·[P; N]
+// as one product;
 // refresh of the chains' pre-activations under the new parameters: V·W, or V·Uᵀ and O·Z when the trainer
 // takes the low-rank route (K = batch + model rows).
 std::vector<GemmShape> update_gemms(const Config& c, int batch, int n_visible, int n_hidden) {
@@ -280,9 +281,8 @@ std::vector<GemmShape> update_gemms(const Config& c, int batch, int n_visible, i
     g.push_back({GemmKind::kHWt, c.rows});
     g.push_back({GemmKind::kXW, c.rows});
   }
-  g.push_back({GemmKind::kXtP, batch});
-  g.push_back({GemmKind::kXtP, c.model_rows});
   const int k = batch + c.model_rows;
+  g.push_back({GemmKind::kXtP, k});
   if (zeta::low_rank_refresh_pays(c.trainer, n_visible, n_hidden, k)) {
     g.push_back({GemmKind::kVUt, c.rows, k});
     g.push_back({GemmKind::kOZ, c.rows, k});

@@ -25,10 +25,12 @@ template <class S>
 void sample_hidden(const Mat<S>& a, const std::vector<double>& betas, int rungs, Eigen::Index chains, Mat<S>& h,
                    Rng& rng) {
   const Eigen::Index n = chains;
-  for (int i = 0; i < rungs; ++i)
-    h.middleRows(i * n, n) =
-        (static_cast<S>(betas[static_cast<std::size_t>(i)]) * a.middleRows(i * n, n).array()).logistic().matrix();
-  sample_bernoulli_block(h.data(), static_cast<Eigen::Index>(rungs) * n * h.cols(), rng);
+  const Eigen::Index rows = static_cast<Eigen::Index>(rungs) * n;
+  for_row_blocks(rows, a.cols(), [&](Eigen::Index first, Eigen::Index count) {
+    for (Eigen::Index r = first; r < first + count; ++r)
+      h.row(r) = (static_cast<S>(betas[static_cast<std::size_t>(r / n)]) * a.row(r).array()).logistic().matrix();
+  });
+  sample_bernoulli_block(h.data(), rows * h.cols(), rng);
 }
 
 template <class S>
@@ -37,23 +39,29 @@ void visible_inputs(const Mat<S>& h, const ParamMirror<S>& p, const std::vector<
   const Eigen::Index n = chains;
   const Eigen::Index rows = static_cast<Eigen::Index>(rungs) * n;
   multiply<S>(h.topRows(rows), p.W, Transpose::kYes, inputs.topRows(rows));
-  for (int i = 0; i < rungs; ++i) {
-    const double beta = betas[static_cast<std::size_t>(i)];
-    auto block = inputs.middleRows(i * n, n);
-    block *= static_cast<S>(beta);
-    block.rowwise() += (static_cast<S>(visible_bias_beta(mode, beta)) * p.b).transpose();
-  }
+  for_row_blocks(rows, inputs.cols(), [&](Eigen::Index first, Eigen::Index count) {
+    for (Eigen::Index r = first; r < first + count; ++r) {
+      const double beta = betas[static_cast<std::size_t>(r / n)];
+      auto row = inputs.row(r);
+      row *= static_cast<S>(beta);
+      row += static_cast<S>(visible_bias_beta(mode, beta)) * p.b.transpose();
+    }
+  });
 }
 
 template <class S>
 void sample_visible(const Mat<S>& inputs, Eigen::Index rows, Mat<S>& v, Rng& rng) {
-  v.topRows(rows) = inputs.topRows(rows).array().logistic().matrix();
+  for_row_blocks(rows, v.cols(), [&](Eigen::Index first, Eigen::Index count) {
+    v.middleRows(first, count) = inputs.middleRows(first, count).array().logistic().matrix();
+  });
   sample_bernoulli_block(v.data(), rows * v.cols(), rng);
 }
 
+namespace {
+
 template <class S>
-void tempered_log_q(const S* a, const double* bv, Eigen::Index rows, Eigen::Index n_h, double beta, double vis_beta,
-                    double* out) {
+void tempered_log_q_rows(const S* a, const double* bv, Eigen::Index rows, Eigen::Index n_h, double beta,
+                         double vis_beta, double* out) {
   if constexpr (std::is_same_v<S, float>) {
     // softplus(βa) = β max(a, 0) + log(1 + e^−β|a|) for β ≥ 0: the second part (in (0, log 2]) vectorised in
     // float over the whole block (softplus_tail), several times faster than in double, with an absolute error of
@@ -77,11 +85,24 @@ void tempered_log_q(const S* a, const double* bv, Eigen::Index rows, Eigen::Inde
   }
 }
 
+}  // namespace
+
+template <class S>
+void tempered_log_q(const S* a, const double* bv, Eigen::Index rows, Eigen::Index n_h, double beta, double vis_beta,
+                    double* out) {
+  // Each row on its own, so blocks of rows go to the OpenMP threads with the same result.
+  for_row_blocks(rows, n_h, [&](Eigen::Index first, Eigen::Index count) {
+    tempered_log_q_rows(a + first * n_h, bv + first, count, n_h, beta, vis_beta, out + first);
+  });
+}
+
 template <class S>
 void visible_terms(const Mat<S>& v, const VectorD& b, VectorD& bv) {
   if constexpr (std::is_same_v<S, float>) {
     // Row by row: a product with v.cast<double>() would first copy the chains into a double matrix.
-    for (Eigen::Index r = 0; r < v.rows(); ++r) bv[r] = dot_to_double(v.row(r).data(), b.data(), v.cols());
+    for_row_blocks(v.rows(), v.cols(), [&](Eigen::Index first, Eigen::Index count) {
+      for (Eigen::Index r = first; r < first + count; ++r) bv[r] = dot_to_double(v.row(r).data(), b.data(), v.cols());
+    });
   } else {
     bv.noalias() = v * b;
   }

@@ -77,7 +77,7 @@ void TemperedSampler<S>::refresh(const ParamMirror<S>& p) {
 
 template <class S>
 void TemperedSampler<S>::refresh_low_rank(const ParamMirror<S>& p, const Vec<S>& c_old, S keep, const Mat<S>& U,
-                                          const Mat<S>& Z) {
+                                          const Mat<S>& Z, S z_scale) {
   require(U.cols() == n_visible_ && Z.cols() == n_hidden_ && U.rows() == Z.rows() && c_old.size() == n_hidden_,
           "low-rank update does not match the sampler's shape");
   if (!preactivations_current_) {
@@ -94,7 +94,7 @@ void TemperedSampler<S>::refresh_low_rank(const ParamMirror<S>& p, const Vec<S>&
   } else {
     a_.rowwise() += (p.c - c_old).transpose();
   }
-  multiply_add<S>(overlap, Z, Transpose::kNo, a_);
+  gemm<S>(overlap, Transpose::kNo, Z, Transpose::kNo, a_, z_scale, S(1));
   cache_.parameters_refreshed(p.b_exact);
   preactivations_current_ = true;
 }

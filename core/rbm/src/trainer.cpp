@@ -8,6 +8,7 @@
 
 #include "zeta/base/error.hpp"
 #include "zeta/base/gemm.hpp"
+#include "zeta/base/kernels.hpp"
 
 #include "bridge_observations.hpp"
 
@@ -22,6 +23,13 @@ Eigen::Matrix<typename Derived::Scalar, 1, Eigen::Dynamic> column_sums(const Eig
   Eigen::Matrix<typename Derived::Scalar, 1, Eigen::Dynamic> sums = m.row(0);
   for (Eigen::Index r = 1; r < m.rows(); ++r) sums += m.row(r);
   return sums;
+}
+
+template <class S>
+void logistic_in_place(Mat<S>& m) {
+  for_row_blocks(m.rows(), m.cols(), [&](Eigen::Index first, Eigen::Index count) {
+    m.middleRows(first, count) = m.middleRows(first, count).array().logistic().matrix();
+  });
 }
 
 // The sampler, the momentum and the tracker are shaped for the hidden layer the trainer was made with; a model that
@@ -96,7 +104,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       multiply<S>(data_, params_.W, Transpose::kNo, positive_);
       positive_.rowwise() += params_.c.transpose();
       sampler_.add_proposal_rows(positive_);
-      positive_ = positive_.array().logistic().matrix();
+      logistic_in_place(positive_);
     }
 
     sampler_.sweep(params_, cfg.gibbs_steps, rng_);
@@ -105,27 +113,26 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
 
     // Negative phase from the chains at β = 1 (after swaps).
     const auto model_chains = sampler_.block_chains(0);
-    negative_ = sampler_.block_preactivations(0).array().logistic().matrix();
+    negative_ = sampler_.block_preactivations(0);
+    logistic_in_place(negative_);
     const auto chain_rows = static_cast<S>(model_chains.rows());
+    // Both phases in one product, ∇W = [data; chains]ᵀ [positive / B; −negative / N]: one pass over the n_v × n_h
+    // result where a product per phase made three (OpenBLAS clears C for β = 0), and a deeper inner dimension.
+    // The same two factors give the low-rank refresh of the chains below.
+    const Eigen::Index step_rows = data_.rows() + model_chains.rows();
+    step_rows_.resize(step_rows, data_.cols());
+    step_rows_ << data_, model_chains;
+    step_stats_.resize(step_rows, positive_.cols());
+    step_stats_ << positive_ * (S(1) / batch_rows), negative_ * (S(-1) / chain_rows);
     gradient_W_.resize(data_.cols(), positive_.cols());
-    gemm<S>(data_, Transpose::kYes, positive_, Transpose::kNo, gradient_W_, S(1) / batch_rows, S(0));
-    gemm<S>(model_chains, Transpose::kYes, negative_, Transpose::kNo, gradient_W_, S(-1) / chain_rows, S(1));
+    gemm<S>(step_rows_, Transpose::kYes, step_stats_, Transpose::kNo, gradient_W_, S(1), S(0));
     const VectorD grad_b =
         (column_sums(data_) / batch_rows - column_sums(model_chains) / chain_rows).transpose().template cast<double>();
     const VectorD grad_c =
         (column_sums(positive_) / batch_rows - column_sums(negative_) / chain_rows).transpose().template cast<double>();
-    const bool low_rank = persistent && low_rank_refresh_pays(cfg, rbm.n_visible(), rbm.n_hidden(),
-                                                              static_cast<int>(data_.rows() + model_chains.rows()));
-    if (low_rank) {
-      // Kept before the step overwrites them: the factors of the weight change and the old hidden bias.
-      const Eigen::Index rows = data_.rows() + model_chains.rows();
-      step_rows_.resize(rows, data_.cols());
-      step_rows_ << data_, model_chains;
-      step_stats_.resize(rows, positive_.cols());
-      step_stats_ << positive_ * static_cast<S>(learning_rate / static_cast<double>(batch_rows)),
-          negative_ * static_cast<S>(-learning_rate / static_cast<double>(chain_rows));
-      c_before_ = params_.c;
-    }
+    const bool low_rank = persistent &&
+                          low_rank_refresh_pays(cfg, rbm.n_visible(), rbm.n_hidden(), static_cast<int>(step_rows));
+    if (low_rank) c_before_ = params_.c;  // the step overwrites it
     apply_update(rbm, learning_rate, grad_b, grad_c);
 
     if (persistent) {
@@ -135,7 +142,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       // the tracker come for free.
       if (low_rank)
         sampler_.refresh_low_rank(params_, c_before_, static_cast<S>(1.0 - learning_rate * cfg.weight_decay),
-                                  step_rows_, step_stats_);
+                                  step_rows_, step_stats_, static_cast<S>(learning_rate));
       else
         sampler_.refresh(params_);
       if (record) record_update(*obs, rbm, learning_rate);
@@ -189,7 +196,10 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     // NaN), an integer max that vectorises, where allFinite() or a floating-point sum would walk W once more.
     constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
     std::uint64_t max_exponent = 0;
+    // Elementwise, so any split among the threads gives the same bits; small models stay on the calling thread.
+    const bool parallel = n >= (Eigen::Index{1} << 16);
     if (mu == 0.0) {
+#pragma omp parallel for schedule(static) reduction(max : max_exponent) if (parallel)
       for (Eigen::Index i = 0; i < n; ++i) {
         const double w = W[i] + lr * (static_cast<double>(g[i]) - decay * W[i]);
         W[i] = w;
@@ -199,7 +209,8 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
         max_exponent = std::max(max_exponent, bits & kExponent);
       }
     } else {
-      double* inc = owner_.inc_W_.data();
+      double* __restrict inc = owner_.inc_W_.data();
+#pragma omp parallel for schedule(static) reduction(max : max_exponent) if (parallel)
       for (Eigen::Index i = 0; i < n; ++i) {
         inc[i] = mu * inc[i] + lr * (static_cast<double>(g[i]) - decay * W[i]);
         const double w = W[i] + inc[i];
@@ -308,7 +319,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
   Rng rng_;
   std::uint64_t synced_revision_ = 0;
   Mat<S> data_, positive_, negative_, gradient_W_;
-  Mat<S> step_rows_, step_stats_;  // the weight step's factors for refresh_low_rank
+  Mat<S> step_rows_, step_stats_;  // the gradient's factors, also those of refresh_low_rank
   Vec<S> c_before_;
   VectorD own_before_;
 };

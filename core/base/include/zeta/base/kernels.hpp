@@ -3,12 +3,15 @@
 // does not depend on the SIMD width the build targets).
 #pragma once
 
+#include <algorithm>
+
 #include "zeta/base/numerics.hpp"
 
 namespace zeta {
 
-// Replaces each of the n probabilities p[i] by a Bernoulli(p[i]) draw (0 or 1): the same draws as
-// sample_bernoulli (one Rng word per entry, in order), several times faster on large blocks.
+// Replaces each of the n probabilities p[i] by a Bernoulli(p[i]) draw (0 or 1). Takes one word from rng, which
+// seeds independent generators per chunk of entries: the draws differ from sample_bernoulli's, are the same for
+// any number of OpenMP threads, and cost about a nanosecond each on large blocks (shared among the threads).
 template <class S>
 void sample_bernoulli_block(S* probs_in_samples_out, Eigen::Index n, Rng& rng);
 
@@ -26,5 +29,18 @@ double dot_to_double(const float* x, const double* y, Eigen::Index n);
 // part of each softplus comes from softplus_tail (about 1e-7 per entry).
 template <class S>
 void softplus_row_sums(const Mat<S>& x, Eigen::Index first, Eigen::Index rows, double* out);
+
+// Calls fn(first, count) on consecutive blocks of `rows` rows of `cols` entries each, shared among the OpenMP
+// threads when there is enough work to pay for waking them. fn must compute each row on its own (no sums across
+// rows): then the result is the same for any number of threads.
+template <class F>
+void for_row_blocks(Eigen::Index rows, Eigen::Index cols, F&& fn) {
+  constexpr Eigen::Index kBlockEntries = 8192;        // a block's floats fit in L1 twice over
+  constexpr Eigen::Index kParallelEntries = 1 << 15;  // below this a parallel region costs more than it saves
+  const Eigen::Index block = std::max<Eigen::Index>(1, kBlockEntries / std::max<Eigen::Index>(1, cols));
+  const Eigen::Index blocks = (rows + block - 1) / block;
+#pragma omp parallel for schedule(static) if (blocks > 1 && rows * cols >= kParallelEntries)
+  for (Eigen::Index i = 0; i < blocks; ++i) fn(i * block, std::min(block, rows - i * block));
+}
 
 }  // namespace zeta

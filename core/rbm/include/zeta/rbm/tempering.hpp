@@ -63,12 +63,13 @@ class TemperedSampler {
   // chains (own_log_q, log_q_block) are computed from A on first use after a refresh, so a caller that reads
   // none of them (PCD, PT without the tracker after its parameter update) does not pay for them.
   void refresh(const ParamMirror<S>& p);
-  // The same result after a parameter step of the form W' = keep·W + Uᵀ Z (U: K × n_v, Z: K × n_h; SGD
-  // without momentum: U the data and model rows, Z their scaled hidden statistics, keep = 1 − ελ), c' = p.c:
-  // A' = keep·(A − c_old) + (V Uᵀ) Z + c', 2·rows·K·(n_v + n_h) flops instead of 2·rows·n_v·n_h, where c_old
-  // is the hidden bias A was computed with. Falls back to refresh() whenever the cached A is marked stale (new
-  // chains, invalidate(), a ladder move), even where it would still be usable.
-  void refresh_low_rank(const ParamMirror<S>& p, const Vec<S>& c_old, S keep, const Mat<S>& U, const Mat<S>& Z);
+  // The same result after a parameter step of the form W' = keep·W + s Uᵀ Z (U: K × n_v, Z: K × n_h; SGD
+  // without momentum: U the data and model rows, Z their weighted hidden statistics, s = ε the learning rate,
+  // keep = 1 − ελ), c' = p.c: A' = keep·(A − c_old) + s (V Uᵀ) Z + c', 2·rows·K·(n_v + n_h) flops instead of
+  // 2·rows·n_v·n_h, where c_old is the hidden bias A was computed with. Falls back to refresh() whenever the
+  // cached A is marked stale (new chains, invalidate(), a ladder move), even where it would still be usable.
+  void refresh_low_rank(const ParamMirror<S>& p, const Vec<S>& c_old, S keep, const Mat<S>& U, const Mat<S>& Z,
+                        S z_scale = S(1));
   void invalidate() { preactivations_current_ = false; }
 
   // k Gibbs sweeps at every temperature, then (when M > 1) one round of swaps between even pairs and one
