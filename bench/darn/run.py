@@ -7,6 +7,8 @@
                                              [--out docs/darn/nearest_h16.png]
     /usr/bin/python3 bench/darn/run.py table [--build build-bench] [--epochs 100] [--lr 1e-3] [--rows h16,h500]
                                              [--eval-every 10] [--out bench/darn/table.csv] [--dir bench/darn/table]
+    /usr/bin/python3 bench/darn/run.py baselines [--build build-bench] [--epochs 100] [--rbm-lr 1e-2]
+                                             [--rows rbm9,rbm10,rbm16,rbm500,mob10,mob500]
 
 peer:  writes one training order (int32 row indices, a fresh permutation per epoch, numpy seed 1), then for each
        round runs zeta's bench_darn and torch_darn.py on it in turn (interleaved, one process each, the same
@@ -18,14 +20,18 @@ table: trains rows of the paper's Table 2 with bench_darn (one stochastic layer 
        units, exact likelihood, with and without adaptive weight noise; n_h = 500 with 500 tanh units,
        importance-sampled; fDARN n_h = 400 at 5% sparsity; a deep DARN), all or those named by --rows; appends
        each row's final bound and likelihood to --out and keeps its per-epoch curve and model in --dir.
+baselines: the table's other rows on the same split: zeta's RBMs with 9, 10, 16 (exact log Z) and 500 hidden
+       units (AIS), and mixtures of 10 and 500 Bernoullis by EM (bernoulli_mixture.py).
 """
 import argparse
 import csv
 import io
+import json
 import os
 import statistics
 import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -126,6 +132,65 @@ def table(args):
             print(row, flush=True)
 
 
+RBM_ROWS = [("rbm9", 9), ("rbm10", 10), ("rbm16", 16), ("rbm500", 500)]  # slug, hidden units
+MIXTURE_ROWS = [("mob10", 10), ("mob500", 500)]  # slug, components
+
+
+def baselines(args):
+    """The table's non-DARN rows on the same split: zeta's own RBMs with the DARN rows' numbers of hidden units
+    (SML with parallel tempering, the CLI's sampler defaults, mini-batches of 100, --epochs passes over the 60,000
+    images at learning rate --rbm-lr; exact log Z up to 20 hidden units, else AIS) and mixtures of Bernoullis by
+    EM (bernoulli_mixture.py), appended to --out like the DARN rows."""
+    os.makedirs(args.dir, exist_ok=True)
+    chosen = set(args.rows.split(",")) if args.rows else {slug for slug, _ in RBM_ROWS + MIXTURE_ROWS}
+    openblas = "/usr/lib/x86_64-linux-gnu/openblas-pthread"
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OPENBLAS_NUM_THREADS=str(args.threads))
+    if os.path.exists(os.path.join(openblas, "libblas.so.3")):
+        env["LD_LIBRARY_PATH"] = openblas  # numpy's products on OpenBLAS instead of the reference BLAS
+    new_file = not os.path.exists(args.out)
+    with open(args.out, "a", newline="") as f:
+        fields = ["row", "model", "epochs", "test_log_p", "interval_95", "bound", "exact", "epoch_seconds", "cpu"]
+        w = csv.DictWriter(f, fieldnames=fields)
+        if new_file:
+            w.writeheader()
+        for slug, hidden in RBM_ROWS:
+            if slug not in chosen:
+                continue
+            model = os.path.join(args.dir, slug + ".zeta")
+            cli = os.path.join(args.build, "zeta")
+            start = time.time()
+            subprocess.run([cli, "-q", "train", "--data", "fashion", "--hidden", str(hidden), "--batch", "100",
+                            "--updates", str(args.epochs * TRAIN_ROWS // 100), "--lr", str(args.rbm_lr), "--seed", "1",
+                            "-o", model], check=True, env=env, capture_output=True, text=True)
+            seconds = time.time() - start
+            exact = hidden <= 20
+            text = subprocess.run([cli, "-q", "eval", model, "--data", "fashion"] + ([] if exact else ["--log-z", "ais"]),
+                                  check=True, env=env, capture_output=True, text=True).stdout
+            with open(os.path.join(args.dir, slug + ".txt"), "w") as log:
+                log.write(text)
+            line = next(l for l in text.splitlines() if l.startswith("mean log-likelihood"))
+            parts = line.replace("(", " ").split()
+            test_log_p, log_z_sd = float(parts[parts.index("test") + 1]), float(parts[parts.index("+-") + 1])
+            row = {"row": slug, "model": f"RBM {hidden} hidden", "epochs": args.epochs, "test_log_p": test_log_p,
+                   "interval_95": 1.96 * log_z_sd, "bound": "", "exact": int(exact),
+                   "epoch_seconds": seconds / args.epochs, "cpu": vector_extensions()}
+            w.writerow(row)
+            f.flush()
+            print(row, flush=True)
+        for slug, components in MIXTURE_ROWS:
+            if slug not in chosen:
+                continue
+            out = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "bernoulli_mixture.py"), "--components",
+                                  str(components)], check=True, env=env, capture_output=True, text=True).stdout
+            result = json.loads(out.strip().splitlines()[-1])
+            row = {"row": slug, "model": f"mixture of {components} Bernoullis", "epochs": result["iterations"],
+                   "test_log_p": result["test_log_p"], "interval_95": 1.96 * result["test_log_p_se"], "bound": "",
+                   "exact": 1, "epoch_seconds": result["seconds"] / result["iterations"], "cpu": vector_extensions()}
+            w.writerow(row)
+            f.flush()
+            print(row, flush=True)
+
+
 def nearest(args):
     """The paper's Fig. 2: samples beside their nearest training images, as a PNG (PGM if PIL is missing)."""
     pgm = os.path.splitext(args.out)[0] + ".pgm"
@@ -153,7 +218,7 @@ def nearest(args):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["peer", "table", "nearest"])
+    ap.add_argument("what", choices=["peer", "table", "baselines", "nearest"])
     ap.add_argument("--build", default=os.path.join(ROOT, "build-bench"))
     ap.add_argument("--hidden", type=int, default=16)
     ap.add_argument("--det", type=int, default=100)
@@ -169,11 +234,13 @@ def main():
     ap.add_argument("--eval-every", type=int, default=10)
     ap.add_argument("--model", default=os.path.join(HERE, "table", "h16.zeta"), help="nearest: the model")
     ap.add_argument("--n", type=int, default=16, help="nearest: samples")
+    ap.add_argument("--rbm-lr", type=float, default=1e-2, help="baselines: the RBMs' learning rate")
     args = ap.parse_args()
     if args.out is None:
         args.out = {"peer": os.path.join(HERE, f"peer_h{args.hidden}.csv"), "table": os.path.join(HERE, "table.csv"),
+                    "baselines": os.path.join(HERE, "table.csv"),
                     "nearest": os.path.join(ROOT, "docs", "darn", "nearest_h16.png")}[args.what]
-    return {"peer": peer, "table": table, "nearest": nearest}[args.what](args)
+    return {"peer": peer, "table": table, "baselines": baselines, "nearest": nearest}[args.what](args)
 
 
 if __name__ == "__main__":
