@@ -1,5 +1,6 @@
 #include "zeta/rbm/gibbs.hpp"
 
+#include <algorithm>
 #include <type_traits>
 
 #include "zeta/base/gemm.hpp"
@@ -21,14 +22,35 @@ void hidden_preactivations(const Mat<S>& v, const ParamMirror<S>& p, Eigen::Inde
   a.topRows(rows).rowwise() += p.c.transpose();
 }
 
+namespace {
+
+// Splits rows [first, first + count) at the rung boundaries (every `chains` rows) and calls
+// fn(start, length, rung) on each run, so that a run is one block expression (rows of a small layer are too short
+// to vectorise one by one).
+template <class F>
+void for_rung_runs(Eigen::Index first, Eigen::Index count, Eigen::Index chains, F&& fn) {
+  for (Eigen::Index r = first, end = first + count; r < end;) {
+    const Eigen::Index rung = r / chains;
+    const Eigen::Index stop = std::min(end, (rung + 1) * chains);
+    fn(r, stop - r, static_cast<int>(rung));
+    r = stop;
+  }
+}
+
+}  // namespace
+
 template <class S>
 void sample_hidden(const Mat<S>& a, const std::vector<double>& betas, int rungs, Eigen::Index chains, Mat<S>& h,
                    Rng& rng) {
   const Eigen::Index n = chains;
   const Eigen::Index rows = static_cast<Eigen::Index>(rungs) * n;
   for_row_blocks(rows, a.cols(), [&](Eigen::Index first, Eigen::Index count) {
-    for (Eigen::Index r = first; r < first + count; ++r)
-      h.row(r) = (static_cast<S>(betas[static_cast<std::size_t>(r / n)]) * a.row(r).array()).logistic().matrix();
+    for_rung_runs(first, count, n, [&](Eigen::Index start, Eigen::Index length, int rung) {
+      h.middleRows(start, length) = (static_cast<S>(betas[static_cast<std::size_t>(rung)]) *
+                                     a.middleRows(start, length).array())
+                                        .logistic()
+                                        .matrix();
+    });
   });
   sample_bernoulli_block(h.data(), rows * h.cols(), rng);
 }
@@ -40,12 +62,12 @@ void visible_inputs(const Mat<S>& h, const ParamMirror<S>& p, const std::vector<
   const Eigen::Index rows = static_cast<Eigen::Index>(rungs) * n;
   multiply<S>(h.topRows(rows), p.W, Transpose::kYes, inputs.topRows(rows));
   for_row_blocks(rows, inputs.cols(), [&](Eigen::Index first, Eigen::Index count) {
-    for (Eigen::Index r = first; r < first + count; ++r) {
-      const double beta = betas[static_cast<std::size_t>(r / n)];
-      auto row = inputs.row(r);
-      row *= static_cast<S>(beta);
-      row += static_cast<S>(visible_bias_beta(mode, beta)) * p.b.transpose();
-    }
+    for_rung_runs(first, count, n, [&](Eigen::Index start, Eigen::Index length, int rung) {
+      const double beta = betas[static_cast<std::size_t>(rung)];
+      auto block = inputs.middleRows(start, length);
+      block *= static_cast<S>(beta);
+      block.rowwise() += (static_cast<S>(visible_bias_beta(mode, beta)) * p.b).transpose();
+    });
   });
 }
 
