@@ -84,6 +84,15 @@ def peer(args):
     print("median zeta/torch speed ratio:", statistics.median(r["ratio"] for r in results))
 
 
+def table_writer(f):
+    """A CSV writer of table rows appending to f, with the header when f is empty."""
+    fields = ["row", "model", "epochs", "test_log_p", "interval_95", "bound", "exact", "epoch_seconds", "cpu"]
+    w = csv.DictWriter(f, fieldnames=fields)
+    if f.tell() == 0:
+        w.writeheader()
+    return w
+
+
 TABLE = [  # slug, name, bench_darn arguments
     ("h9", "DARN n_h=9", ["--hidden", "9", "--det", "100"]),
     ("h10", "DARN n_h=10", ["--hidden", "10", "--det", "100"]),
@@ -106,12 +115,8 @@ def table(args):
     unknown = set(chosen) - {slug for slug, _, _ in TABLE}
     if unknown:
         sys.exit(f"unknown rows {sorted(unknown)}; choose from {[slug for slug, _, _ in TABLE]}")
-    new_file = not os.path.exists(args.out)
     with open(args.out, "a", newline="") as f:
-        fields = ["row", "model", "epochs", "test_log_p", "interval_95", "bound", "exact", "epoch_seconds", "cpu"]
-        w = csv.DictWriter(f, fieldnames=fields)
-        if new_file:
-            w.writeheader()
+        w = table_writer(f)
         for slug, name, extra in TABLE:
             if slug not in chosen:
                 continue
@@ -152,12 +157,8 @@ def baselines(args):
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OPENBLAS_NUM_THREADS=str(args.threads))
     if os.path.exists(os.path.join(openblas, "libblas.so.3")):
         env["LD_LIBRARY_PATH"] = openblas  # numpy's products on OpenBLAS instead of the reference BLAS
-    new_file = not os.path.exists(args.out)
     with open(args.out, "a", newline="") as f:
-        fields = ["row", "model", "epochs", "test_log_p", "interval_95", "bound", "exact", "epoch_seconds", "cpu"]
-        w = csv.DictWriter(f, fieldnames=fields)
-        if new_file:
-            w.writeheader()
+        w = table_writer(f)
         for slug, hidden, rate in RBM_ROWS:
             if slug not in chosen:
                 continue
