@@ -24,6 +24,22 @@ constexpr Eigen::Index kBernoulliChunk = 4096;  // entries per chunk: each chunk
 #endif
 #endif
 
+// One xoshiro256++ step: returns the output word and advances the state. W is std::uint64_t or a GCC/Clang
+// vector of them (the operators act lane by lane), so the vectorised and the scalar samplers share it.
+template <class W>
+inline W xoshiro_step(W& s0, W& s1, W& s2, W& s3) {
+  const W sum = s0 + s3;
+  const W word = ((sum << 23) | (sum >> 41)) + s0;
+  const W t = s1 << 17;
+  s2 ^= s0;
+  s3 ^= s1;
+  s1 ^= s2;
+  s0 ^= s3;
+  s2 ^= t;
+  s3 = (s3 << 45) | (s3 >> 19);
+  return word;
+}
+
 // Seeds of lane l of chunk c: splitmix64 words of a seed that hashes (key, c, l). Distinct seeds give streams as
 // independent as Rng's own seeding makes them.
 inline void seed_lanes(std::uint64_t key, std::uint64_t chunk, std::uint64_t state[4][kLanes]) {
@@ -59,15 +75,7 @@ void sample_bernoulli_chunk(S* p, Eigen::Index n, std::uint64_t key, std::uint64
   for (Eigen::Index first = 0; first < n; first += kBlock) {
     const Eigen::Index count = std::min(kBlock, n - first);
     for (Eigen::Index i = 0; i < count; i += kPerStep) {
-      const U64x8 sum = s0 + s3;
-      const U64x8 word = ((sum << 23) | (sum >> 41)) + s0;
-      const U64x8 t = s1 << 17;
-      s2 ^= s0;
-      s3 ^= s1;
-      s1 ^= s2;
-      s0 ^= s3;
-      s2 ^= t;
-      s3 = (s3 << 45) | (s3 >> 19);
+      const U64x8 word = xoshiro_step(s0, s1, s2, s3);
       if constexpr (std::is_same_v<S, float>) {
         const F32x8 high = __builtin_convertvector(__builtin_convertvector(word >> 40, I32x8), F32x8) * 0x1.0p-24f;
         const F32x8 low = __builtin_convertvector(__builtin_convertvector((word >> 8) & 0xFFFFFF, I32x8), F32x8) *
@@ -87,21 +95,7 @@ void sample_bernoulli_chunk(S* p, Eigen::Index n, std::uint64_t key, std::uint64
   for (Eigen::Index first = 0; first < n; first += kBlock) {
     const Eigen::Index count = std::min(kBlock, n - first);
     for (Eigen::Index i = 0; i < count; i += kPerStep) {
-      for (int l = 0; l < kLanes; ++l) {
-        std::uint64_t& s0 = state[0][l];
-        std::uint64_t& s1 = state[1][l];
-        std::uint64_t& s2 = state[2][l];
-        std::uint64_t& s3 = state[3][l];
-        const std::uint64_t sum = s0 + s3;
-        word[l] = ((sum << 23) | (sum >> 41)) + s0;
-        const std::uint64_t t = s1 << 17;
-        s2 ^= s0;
-        s3 ^= s1;
-        s1 ^= s2;
-        s0 ^= s3;
-        s2 ^= t;
-        s3 = (s3 << 45) | (s3 >> 19);
-      }
+      for (int l = 0; l < kLanes; ++l) word[l] = xoshiro_step(state[0][l], state[1][l], state[2][l], state[3][l]);
       for (int l = 0; l < kLanes; ++l) {
         if constexpr (std::is_same_v<S, float>) {
           u[i + l] = static_cast<float>(static_cast<std::int64_t>(word[l] >> 40)) * 0x1.0p-24f;
