@@ -195,7 +195,7 @@ int prune(const Args& a) {
       if (trace) trace->flush();
       // The batches continue from a seed stored with the checkpoint, so a resumed run draws what this one will.
       const std::uint64_t next_seed = batches.rng().next_u64();
-      write_checkpoint(checkpoint, rbm, pruner, t, next_seed);
+      write_checkpoint(checkpoint, rbm, pruner.chains(), t, next_seed);
       batches.reseed(next_seed);
     }
   }

@@ -9,9 +9,17 @@
 //                         --ais-every 0 --ais-runs 100 --ais-betas 10000
 //                         --checkpoint P --checkpoint-every 10000 --resume P --model-out OUT.zeta]
 //
-// The starting model comes from the CLI, e.g. the paper's recipe (PCD-1, batch 1000, learning rate 1e-2, 200,000
-// steps): `zeta train --data fashion --hidden 500 --method pcd --data-moves 0 --gibbs 1 --chains 1000 --batch 1000 --lr 1e-2
-// --updates 200000 -o M.zeta`.
+//   bench_removal_fashion train --hidden 500 --steps 200000 [--data fashion|default --batch 1000 --gibbs 1
+//                         --chains 1000 --rate 1e-2 --seed 1 --every 1000 --trace T.csv
+//                         --checkpoint P --checkpoint-every 10000 --resume P --model-out OUT.zeta]
+//
+// `train` makes the starting model by the paper's recipe: PCD-k (k = 1) with constant learning rate 1e-2, no
+// momentum, batches of 1000, 200,000 steps, the plain sampler (no data moves). Hours on this machine, so it
+// checkpoints the model, the persistent chains and the batch seed like `prune`, and --resume continues from the
+// last checkpoint (the trainer's own draws restart from a fresh stream; nothing else carries state at a constant
+// rate without momentum). Trace rows every --every steps: the mean free energy of --eval-rows training rows and
+// of the test rows (their gap shows overfitting), and every --ais-every steps an AIS log Z and the mean
+// log-likelihoods it gives.
 // Mini-batches are drawn uniformly with replacement from the training rows (binarised at 0.5). Every `every` steps
 // and at every removal a trace row: N, tracked log Z and its sd, the mean log-likelihood of --eval-rows training
 // rows and of the test rows under the tracked log Z, the smallest estimated cost, and (every --ais-every steps, 0 =
@@ -30,6 +38,7 @@
 #include "zeta/rbm/estimators.hpp"
 #include "zeta/rbm/model.hpp"
 #include "zeta/rbm/removal.hpp"
+#include "zeta/rbm/trainer.hpp"
 
 namespace {
 
@@ -40,9 +49,8 @@ using removal_bench::need;
 using zeta::MatrixD;
 using zeta::Rbm;
 
-int prune(const Args& a) {
+void load_data(const Args& a, zeta::Dataset& train, zeta::Dataset& test) {
   const std::string data_name = get(a, "data", "fashion");
-  zeta::Dataset train, test;
   if (data_name == "fashion") {
     train = zeta::read_fashion_mnist("train");
     test = zeta::read_fashion_mnist("t10k");
@@ -54,6 +62,98 @@ int prune(const Args& a) {
   } else {
     throw std::runtime_error("--data must be fashion or default");
   }
+}
+
+int train_model(const Args& a) {
+  zeta::Dataset train, test;
+  load_data(a, train, test);
+  const Eigen::Index eval_rows = std::min<Eigen::Index>(std::stol(get(a, "eval-rows", "10000")), train.x.rows());
+  const MatrixD train_eval = train.x.topRows(eval_rows);
+  zeta::TrainerConfig config;
+  config.method = zeta::NegativePhase::kPCD;
+  config.n_temperatures = 1;
+  config.gibbs_steps = std::stoi(get(a, "gibbs", "1"));
+  config.chains_per_temperature = std::stoi(get(a, "chains", "1000"));
+  config.data_move_rungs = 0;
+  config.learning_rate = std::stod(get(a, "rate", "1e-2"));
+  config.seed = std::stoull(get(a, "seed", "1"));
+  const long steps = std::stol(need(a, "steps"));
+  const long every = std::stol(get(a, "every", "1000"));
+  const long ais_every = std::stol(get(a, "ais-every", "0"));
+  const int batch_rows = std::stoi(get(a, "batch", "1000"));
+  zeta::AisOptions ais;
+  ais.n_runs = std::stoi(get(a, "ais-runs", "100"));
+  ais.n_betas = std::stoi(get(a, "ais-betas", "10000"));
+  const std::string label = get(a, "label", "train");
+  const std::string checkpoint = get(a, "checkpoint", "");
+  const long checkpoint_every = std::stol(get(a, "checkpoint-every", "10000"));
+
+  long done = 0;
+  std::uint64_t batch_seed = config.seed + 7777;
+  Rbm rbm;
+  MatrixD resume_chains;
+  if (a.count("resume")) {
+    const std::string prefix = a.at("resume");
+    rbm = zeta::load_rbm(prefix + ".zeta");
+    resume_chains = removal_bench::read_chains(prefix + ".chains");
+    config.chains_per_temperature = static_cast<int>(resume_chains.rows());
+    removal_bench::read_state(prefix, done, batch_seed);
+    config.seed ^= 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(done + 1);  // a fresh stream for the rest
+  } else {
+    rbm = Rbm(static_cast<int>(train.x.cols()), std::stoi(need(a, "hidden")));
+    zeta::Rng init_rng(config.seed ^ 0x5eedULL);
+    rbm.init_from_data(train.x, init_rng);
+  }
+  if (rbm.n_visible() != train.x.cols()) throw std::runtime_error("the model does not match the data's width");
+  zeta::SmlTrainer trainer(rbm, config);
+  if (resume_chains.rows() > 0) trainer.set_chains(resume_chains);
+  zeta::Rng batch_rng(batch_seed);
+  MatrixD batch(batch_rows, train.x.cols());
+
+  std::unique_ptr<std::ofstream> trace;
+  if (a.count("trace")) {
+    trace = std::make_unique<std::ofstream>(a.at("trace"), std::ios::app);
+    if (trace->tellp() == 0)
+      *trace << "label,step,n_hidden,train_free_energy,test_free_energy,ais_log_z,ais_std_err,train_ll,test_ll,"
+                "seconds\n";
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto log_row = [&](long step) {
+    if (!trace) return;
+    *trace << label << ',' << step << ',' << rbm.n_hidden() << ',' << rbm.free_energy(train_eval).mean() << ','
+           << rbm.free_energy(test.x).mean() << ',';
+    if (ais_every > 0 && step % ais_every == 0) {
+      ais.seed = static_cast<std::uint64_t>(step) + 1;
+      const zeta::AisResult r = zeta::log_z_ais(rbm, ais);
+      *trace << r.log_z << ',' << r.std_err << ',' << rbm.mean_log_likelihood(train_eval, r.log_z) << ','
+             << rbm.mean_log_likelihood(test.x, r.log_z) << ',';
+    } else {
+      *trace << ",,,,";
+    }
+    *trace << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << '\n';
+    trace->flush();
+  };
+  if (done == 0) log_row(0);
+  for (long t = done + 1; t <= steps; ++t) {
+    const auto n = static_cast<std::uint64_t>(train.x.rows());
+    for (Eigen::Index r = 0; r < batch.rows(); ++r)
+      batch.row(r) = train.x.row(static_cast<Eigen::Index>(batch_rng.below(n)));
+    trainer.step(batch);
+    if (t % every == 0 || t == steps) log_row(t);
+    if (!checkpoint.empty() && (t % checkpoint_every == 0 || t == steps)) {
+      const std::uint64_t next_seed = batch_rng.next_u64();
+      removal_bench::write_checkpoint(checkpoint, rbm, trainer.chains(0), t, next_seed);
+      batch_rng.reseed(next_seed);
+    }
+  }
+  std::printf("{\"label\": \"%s\", \"steps\": %ld, \"n_hidden\": %d}\n", label.c_str(), steps, rbm.n_hidden());
+  if (a.count("model-out")) zeta::save_rbm(rbm, a.at("model-out"));
+  return 0;
+}
+
+int prune(const Args& a) {
+  zeta::Dataset train, test;
+  load_data(a, train, test);
   const Eigen::Index eval_rows = std::min<Eigen::Index>(std::stol(get(a, "eval-rows", "10000")), train.x.rows());
   const MatrixD train_eval = train.x.topRows(eval_rows);
 
@@ -142,7 +242,7 @@ int prune(const Args& a) {
     if (t % every == 0 || t == steps || removed > 0) log_row(t);
     if (!checkpoint.empty() && (t % checkpoint_every == 0 || t == steps)) {
       const std::uint64_t next_seed = batch_rng.next_u64();
-      removal_bench::write_checkpoint(checkpoint, rbm, pruner, t, next_seed);
+      removal_bench::write_checkpoint(checkpoint, rbm, pruner.chains(), t, next_seed);
       batch_rng.reseed(next_seed);
     }
   }
@@ -159,12 +259,13 @@ int main(int argc, char** argv) {
   Args args;
   CLI::App app("bench_removal_fashion: hidden-unit removal on a Fashion-MNIST RBM (see the source's header)");
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.add_option("command", command, "prune")->required()->check(CLI::IsMember({"prune"}));
-  add_flag(app, args, "model", "the starting model (unless --resume)");
-  add_flag(app, args, "steps", "removal steps (required)", removal_bench::kLong);
+  app.add_option("command", command, "train | prune")->required()->check(CLI::IsMember({"train", "prune"}));
+  add_flag(app, args, "model", "prune: the starting model (unless --resume)");
+  add_flag(app, args, "hidden", "train: hidden units of the new model (unless --resume)", removal_bench::kInt);
+  add_flag(app, args, "steps", "training or removal steps (required)", removal_bench::kLong);
   add_flag(app, args, "data", "fashion (default) | default", CLI::IsMember({"fashion", "default"}));
   add_flag(app, args, "batch", "mini-batch rows (default 1000)", removal_bench::kInt);
-  add_flag(app, args, "every", "a trace row every this many steps (default 100)", removal_bench::kLong);
+  add_flag(app, args, "every", "a trace row every this many steps (default 100; train: 1000)", removal_bench::kLong);
   add_flag(app, args, "eval-rows", "training rows of the mean log-likelihood (default 10000)", removal_bench::kLong);
   add_flag(app, args, "label", "the label of the output rows (default prune)");
   add_flag(app, args, "trace", "trace CSV appended to");
@@ -179,7 +280,7 @@ int main(int argc, char** argv) {
   removal_bench::add_pruner_flags(app, args);
   CLI11_PARSE(app, argc, argv);
   try {
-    return prune(args);
+    return command == "train" ? train_model(args) : prune(args);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_removal_fashion: %s\n", e.what());
     return 1;

@@ -4,7 +4,7 @@
 // A checkpoint P is three files: P.zeta (the model), P.chains (rows and columns, then one line of 0/1 per chain of
 // every rung) and P.state (steps done, then the seed the mini-batch generator continues from). A new pruner on the
 // saved model given the saved chains resumes the sampling; its log Z tracker starts afresh (its first steps pin it
-// down from the known β = 0 end).
+// down from the known β = 0 end). A trainer given them (SmlTrainer::set_chains) resumes PCD the same way.
 #pragma once
 
 #include <time.h>
@@ -108,10 +108,9 @@ inline zeta::PrunerConfig pruner_config(const Args& a) {
   return c;
 }
 
-inline void write_checkpoint(const std::string& prefix, const zeta::Rbm& rbm, const zeta::Pruner& pruner,
-                             long steps_done, std::uint64_t next_seed) {
+inline void write_checkpoint(const std::string& prefix, const zeta::Rbm& rbm, const MatrixD& chains, long steps_done,
+                             std::uint64_t next_seed) {
   zeta::save_rbm(rbm, prefix + ".zeta");
-  const MatrixD chains = pruner.chains();
   std::ofstream c(prefix + ".chains.tmp");
   c << chains.rows() << ' ' << chains.cols() << '\n';
   for (Eigen::Index r = 0; r < chains.rows(); ++r) {

@@ -9,6 +9,7 @@
 #include "zeta/base/error.hpp"
 #include "zeta/base/gemm.hpp"
 #include "zeta/base/kernels.hpp"
+#include "zeta/base/numerics.hpp"
 
 #include "bridge_observations.hpp"
 
@@ -64,6 +65,7 @@ class SmlTrainer::Engine {
   virtual int ladder_moves() const = 0;
   virtual std::vector<double> data_move_rates() const = 0;
   virtual MatrixD chains(int temperature_index) const = 0;
+  virtual void set_chains(const MatrixD& stacked) = 0;
   virtual void sample_copy(int sweeps, std::uint64_t seed, const std::function<void(const StepObservations&)>& visit,
                            int coldest_rungs) const = 0;
 };
@@ -157,6 +159,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
   int ladder_moves() const override { return sampler_.ladder_moves(); }
   std::vector<double> data_move_rates() const override { return sampler_.data_move_rates(); }
   MatrixD chains(int i) const override { return sampler_.block_chains(i).template cast<double>(); }
+  void set_chains(const MatrixD& stacked) override { sampler_.set_chains(stacked.template cast<S>()); }
 
   void sample_copy(int sweeps, std::uint64_t seed, const std::function<void(const StepObservations&)>& visit,
                    int coldest_rungs) const override {
@@ -411,6 +414,15 @@ void SmlTrainer::sample_copy(int sweeps, std::uint64_t seed, const std::function
 MatrixD SmlTrainer::chains(int temperature_index) const {
   require(temperature_index >= 0 && temperature_index < n_temperatures(), "temperature index out of range");
   return engine_->chains(temperature_index);
+}
+
+void SmlTrainer::set_chains(const MatrixD& stacked) {
+  const Eigen::Index rows = n_temperatures() * engine_->chains(0).rows();
+  require(stacked.rows() == rows && stacked.cols() == rbm_.n_visible(), "chains must be " + std::to_string(rows) +
+                                                                            " x " + std::to_string(rbm_.n_visible()) +
+                                                                            " (every rung's chains stacked)");
+  require(is_binary(stacked), "chain states must be 0 or 1");
+  engine_->set_chains(stacked);
 }
 
 }  // namespace zeta

@@ -139,6 +139,37 @@ TEST(Training, SameSeedSameParameters) {
   }
 }
 
+// A long run resumes from a checkpoint of its chains: every rung's chains are replaced as given, and bad shapes
+// or non-binary states are refused without touching the chains held.
+TEST(Training, SetChainsReplacesEveryRung) {
+  for (bool single : {true, false}) {
+    Rbm rbm = random_rbm(10, 6, 83, 0.2, 0.2);
+    TrainerConfig config;
+    config.method = NegativePhase::kPT;
+    config.n_temperatures = 3;
+    config.chains_per_temperature = 4;
+    config.single_precision = single;
+    config.seed = 84;
+    SmlTrainer trainer(rbm, config);
+    Rng rng(85);
+    MatrixD batch(5, 10);
+    for (Eigen::Index i = 0; i < batch.size(); ++i) batch.data()[i] = rng.uniform() < 0.5 ? 1.0 : 0.0;
+    trainer.step(batch);
+    MatrixD stacked(12, 10);
+    for (Eigen::Index i = 0; i < stacked.size(); ++i) stacked.data()[i] = rng.uniform() < 0.5 ? 1.0 : 0.0;
+    trainer.set_chains(stacked);
+    for (int r = 0; r < 3; ++r) EXPECT_EQ(trainer.chains(r), stacked.middleRows(4 * r, 4));
+    const MatrixD held = trainer.chains(1);
+    EXPECT_THROW(trainer.set_chains(stacked.topRows(4)), Error);
+    MatrixD not_binary = stacked;
+    not_binary(3, 3) = 0.5;
+    EXPECT_THROW(trainer.set_chains(not_binary), Error);
+    EXPECT_EQ(trainer.chains(1), held);
+    trainer.step(batch);  // and training goes on from them
+    EXPECT_TRUE(rbm.W.allFinite());
+  }
+}
+
 // The recorded observations are the model's own log q̃ of the chains. Run at a shape where the chains'
 // pre-activations are refreshed by a full product after each update, and at one where they are refreshed by
 // the low-rank change of W (with weight decay, so that the decay's rescaling is covered too).

@@ -101,6 +101,9 @@ class SmlTrainer {
   std::vector<double> data_move_rates() const;
   // The chains at rung i (0 = β 1), as 0/1 rows.
   MatrixD chains(int temperature_index) const;
+  // Replaces the persistent chains of every rung: n_temperatures() × chains_per_temperature rows of 0/1, rung 0
+  // (β = 1) first, as chains(0), chains(1), … stacked. Resumes a long run from a checkpoint; CD ignores them.
+  void set_chains(const MatrixD& stacked);
   const StepObservations& observations() const { return observations_; }
   // Samples the current model without touching the training state: `sweeps` sampler iterations (the trainer's
   // Gibbs sweeps, data moves and swaps, the ladder held where it is) on a copy of the persistent chains, with a
