@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The results tables of docs/removal.md, from the Bars-and-Stripes runs in this directory (written by
 bench/rbm/removal_bas.py): the starting models (train.csv), each removal trial (trace_<label>.csv,
-events_<label>.csv) against the naive baseline at the same number of hidden units (greedy.csv), and every removal
-with its estimated and exact cost. Prints Markdown. Standard library only.
+events_<label>.csv) against the naive baseline and RBMs trained from scratch at the same number of hidden units
+(greedy.csv, train.csv), and every removal with its estimated and exact cost. Prints Markdown. Standard library only.
 
     python3 bench/rbm/removal/table.py
 """
@@ -33,8 +33,8 @@ def main():
 
     print()
     print("| trial | steps | N | exact KL: start → end (max after step 1,000) | naive removal at the same N | "
-          "removals with exact cost > 0 |")
-    print("|---|---|---|---|---|---|")
+          "trained from scratch at the same N: mean (range) | removals with exact cost > 0 |")
+    print("|---|---|---|---|---|---|---|")
     events_all = []
     for trace_file in sorted(HERE.glob("trace_*.csv")):
         label = trace_file.stem[len("trace_"):]
@@ -48,8 +48,11 @@ def main():
         kls = [float(r["kl"]) for r in t]
         late = [float(r["kl"]) for r in t if int(r["step"]) > 1000]
         worse = sum(float(r["exact_cost"]) > 0 for r in e)
+        scratch = [float(r["kl"]) for r in train if r["label"].startswith(f"scratch_{name}_n{n_end}_s")]
+        scratch_text = (f"{sum(scratch) / len(scratch):.3f} ({min(scratch):.3f}–{max(scratch):.3f}, "
+                        f"{len(scratch)} seeds)" if scratch else "—")
         print(f"| {label} | {int(t[-1]['step']):,} | {int(t[0]['n_hidden'])} → {n_end} | {kls[0]:.3f} → "
-              f"{kls[-1]:.3f} ({max(late):.3f}) | {naive[0]:.3f} | {worse} of {len(e)} |")
+              f"{kls[-1]:.3f} ({max(late):.3f}) | {naive[0]:.3f} | {scratch_text} | {worse} of {len(e)} |")
 
     print()
     print("| trial | step | N after | estimated C_k ± σ | exact C_k | exact KL before → after the step |")
