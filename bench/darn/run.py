@@ -12,8 +12,9 @@
 
 peer:  writes one training order (int32 row indices, a fresh permutation per epoch, numpy seed 1), then for each
        round runs zeta's bench_darn and torch_darn.py on it in turn (interleaved, one process each, the same
-       thread count), and prints and writes per-round epoch-time medians, their ratio and both final test
-       likelihoods (exact for n_h ≤ 20; else importance sampling), plus the CPU's vector extensions.
+       thread count; round r seeds both with r), and prints and writes per-round epoch-time medians, their ratio and both final test
+       likelihoods (exact for n_h ≤ 20; else importance sampling), plus the CPU's vector extensions, and both
+       likelihoods' mean and spread over the rounds' seeds with the difference and its standard error.
 nearest: --n exact samples of a trained model, each beside its nearest training image (Hamming distance), as
        the paper's Fig. 2, with their mean distance.
 table: trains rows of the paper's Table 2 with bench_darn (one stochastic layer n_h = 9, 10, 16 with 100 tanh
@@ -67,8 +68,11 @@ def peer(args):
     torch_cmd = ["/usr/bin/python3", os.path.join(HERE, "torch_darn.py"), "--threads", str(args.threads)] + common
     results = []
     for r in range(args.rounds):
-        z = run(zeta_cmd, args.threads)
-        t = run(torch_cmd, args.threads)
+        # Round r starts both from seed r + 1: the speed ratio is the same work each round, and the likelihoods
+        # spread over seeds, which is the scale the two implementations must agree on.
+        seed = ["--seed", str(r + 1)]
+        z = run(zeta_cmd + seed, args.threads)
+        t = run(torch_cmd + seed, args.threads)
         z_epoch = statistics.median(float(row["seconds"]) for row in z)
         t_epoch = statistics.median(float(row["seconds"]) for row in t)
         results.append({"round": r + 1, "zeta_epoch_s": z_epoch, "torch_epoch_s": t_epoch, "ratio": t_epoch / z_epoch,
@@ -82,6 +86,14 @@ def peer(args):
         w.writeheader()
         w.writerows(results)
     print("median zeta/torch speed ratio:", statistics.median(r["ratio"] for r in results))
+    if len(results) > 1:
+        for key in ("log_p", "bound"):
+            z = [r["zeta_" + key] for r in results]
+            t = [r["torch_" + key] for r in results]
+            se = (statistics.variance(z) / len(z) + statistics.variance(t) / len(t)) ** 0.5
+            print(f"test {key} over {len(z)} seeds: zeta {statistics.mean(z):.2f} ± {statistics.stdev(z):.2f} (sd), "
+                  f"torch {statistics.mean(t):.2f} ± {statistics.stdev(t):.2f}; difference "
+                  f"{statistics.mean(z) - statistics.mean(t):+.2f} ± {se:.2f} (se)")
 
 
 def table_writer(f):
