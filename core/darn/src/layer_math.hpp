@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "zeta/base/error.hpp"
 #include "zeta/base/gemm.hpp"
 #include "zeta/base/numerics.hpp"
 #include "zeta/base/random.hpp"
@@ -18,23 +19,30 @@ struct LayerMirror {
   Mat<S> hidden_weight;  // U (n_det × n_in)
   Vec<S> hidden_bias;
   Mat<S> weight;    // W (n_out × n_det or n_in)
-  Mat<S> weight_t;  // Wᵀ, for sparse inputs: row i is the contribution of input i
+  Mat<S> weight_t;  // Wᵀ, for sparse inputs: row i is the contribution of input i (when synced with transposes)
   Vec<S> bias;
   Mat<S> autoregressive;    // A (n_out × n_out), strictly lower
-  Mat<S> autoregressive_t;  // Aᵀ: row i holds A[j][i] for the units j > i that unit i feeds
+  Mat<S> autoregressive_t;  // Aᵀ: row i holds A[j][i] for the units j > i that unit i feeds (idem)
   bool hidden = false;
   bool ar = false;
 
-  void sync(const StochasticLayer& l) {
+  // transposes: also Wᵀ and Aᵀ, which the sparse-input path and unit-by-unit sampling read; without them both
+  // are empty and those paths must not run (layer_base and sample_layer check).
+  void sync(const StochasticLayer& l, bool transposes = true) {
     hidden = l.has_hidden();
     ar = l.has_autoregressive();
     hidden_weight = l.hidden_weight.cast<S>();
     hidden_bias = l.hidden_bias.cast<S>();
     weight = l.weight.cast<S>();
-    weight_t = weight.transpose();
     bias = l.bias.cast<S>();
     autoregressive = l.autoregressive.cast<S>();
-    autoregressive_t = autoregressive.transpose();
+    if (transposes) {
+      weight_t = weight.transpose();
+      autoregressive_t = autoregressive.transpose();
+    } else {
+      weight_t.resize(0, 0);
+      autoregressive_t.resize(0, 0);
+    }
   }
   int n_out() const { return static_cast<int>(bias.size()); }
 };
@@ -62,7 +70,8 @@ void layer_base(const LayerMirror<S>& l, const Mat<S>& input, LayerPass<S>& pass
     pass.d = pass.d.array().tanh().matrix();
     pass.a.resize(rows, l.weight.rows());
     multiply<S>(pass.d, l.weight, Transpose::kYes, pass.a);
-  } else if (input_may_be_sparse && (input.array() != S(0)).count() * 10 < input.size()) {
+  } else if (input_may_be_sparse && l.weight_t.size() == l.weight.size() &&
+             (input.array() != S(0)).count() * 10 < input.size()) {
     pass.a = l.bias.transpose().replicate(rows, 1);
     for (Eigen::Index r = 0; r < rows; ++r) {
       for (Eigen::Index i = 0; i < input.cols(); ++i) {
@@ -81,7 +90,7 @@ void layer_base(const LayerMirror<S>& l, const Mat<S>& input, LayerPass<S>& pass
 // that sum).
 template <class S>
 void add_autoregressive(const LayerMirror<S>& l, const Mat<S>& h, Mat<S>& a) {
-  if (l.ar) multiply_add<S>(h, l.autoregressive_t, Transpose::kNo, a);
+  if (l.ar) multiply_add<S>(h, l.autoregressive, Transpose::kYes, a);
 }
 
 // Σ_j [h_j a_j − softplus(a_j)] per row, accumulated in double: log Π_j σ(±a_j) for binary h.
@@ -126,6 +135,7 @@ void sample_layer(const LayerMirror<S>& l, Mat<S>& a, Mat<S>& h, Rng& rng) {
     }
     return;
   }
+  require(l.autoregressive_t.size() == l.autoregressive.size(), "DARN: layer synced without its transposes");
   for (Eigen::Index j = 0; j < n; ++j) {
     const Eigen::Index later = n - j - 1;
     for (Eigen::Index r = 0; r < rows; ++r) {

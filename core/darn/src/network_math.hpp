@@ -16,13 +16,18 @@ struct NetworkMirror {
   LayerMirror<S> prior;
   std::vector<LayerMirror<S>> encoders;  // k − 1 for k = 1 … L
 
-  void sync(const Darn& m) {
+  // ancestral_sampling = false: only what scoring and drawing from the encoder read (the trainer syncs every
+  // batch; the transposed copies for ancestral sampling were a tenth of its parameter handling).
+  void sync(const Darn& m, bool ancestral_sampling = true) {
     const int L = m.n_stochastic();
     decoders.resize(static_cast<std::size_t>(L));
     encoders.resize(static_cast<std::size_t>(L));
-    for (int l = 0; l < L; ++l) decoders[static_cast<std::size_t>(l)].sync(m.decoder(l));
-    prior.sync(m.prior());
-    for (int k = 1; k <= L; ++k) encoders[static_cast<std::size_t>(k - 1)].sync(m.encoder(k));
+    for (int l = 0; l < L; ++l) decoders[static_cast<std::size_t>(l)].sync(m.decoder(l), ancestral_sampling);
+    prior.sync(m.prior(), ancestral_sampling);
+    for (int k = 1; k <= L; ++k) {
+      const StochasticLayer& e = m.encoder(k);
+      encoders[static_cast<std::size_t>(k - 1)].sync(e, ancestral_sampling || e.has_autoregressive());
+    }
   }
   int n_stochastic() const { return static_cast<int>(decoders.size()); }
 };

@@ -108,7 +108,8 @@ class DarnTrainer {
   class EngineImpl;
   friend class Engine;
 
-  void apply(const Darn& gradient, const VectorD& baseline_gradient, double baseline_bias_gradient);
+  // One optimiser step from grad_scale · gradient (and the REINFORCE baseline's gradient, when it has one).
+  void apply(const Darn& gradient, double grad_scale, const VectorD& baseline_gradient, double baseline_bias_gradient);
   double train_batch_with(const MatrixD& x, std::int64_t noise_examples);
   // Adds the weights' description length gradient (1/N of it) to the μ gradient g and forms the log σ gradient
   // from the draw ε; both in parameter_spans() order.
@@ -120,6 +121,7 @@ class DarnTrainer {
   std::int64_t steps_ = 0;
   Rng rng_;
   std::unique_ptr<Engine> engine_;
+  std::unique_ptr<Darn> gradient_;  // the last batch's gradient (sums over its rows)
   // RMSprop state per parameter, in block order: mean square, mean, momentum step.
   VectorD mean_square_, mean_, step_;
   // REINFORCE baseline and its optimiser state (the same RMSprop), and the signal's running moments.
