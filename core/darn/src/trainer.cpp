@@ -249,14 +249,6 @@ VectorD flatten(const Darn& m) {
   return v;
 }
 
-void assign(Darn& m, const VectorD& v) {
-  Eigen::Index offset = 0;
-  for (auto [p, n] : m.mutable_parameter_spans()) {
-    std::copy(v.data() + offset, v.data() + offset + n, p);
-    offset += n;
-  }
-}
-
 // The optimal Gaussian prior of one block (Graves 2011): the mean of its free parameters' μ and the mean of
 // σ² + (μ − μ_P)² over them.
 struct BlockPrior {
@@ -265,21 +257,32 @@ struct BlockPrior {
   std::int64_t free = 0;
 };
 
-BlockPrior block_prior(const VectorD& mu, const VectorD& sigma, const VectorD& free, Eigen::Index first,
-                       std::int64_t n) {
+BlockPrior block_prior(const double* mu, const double* sigma, const double* free, std::int64_t n) {
   BlockPrior p;
-  for (Eigen::Index i = first; i < first + n; ++i) {
+  for (std::int64_t i = 0; i < n; ++i) {
     if (free[i] == 0.0) continue;
     p.mean += mu[i];
     ++p.free;
   }
   if (p.free == 0) return p;
   p.mean /= static_cast<double>(p.free);
-  for (Eigen::Index i = first; i < first + n; ++i) {
+  for (std::int64_t i = 0; i < n; ++i) {
     if (free[i] != 0.0) p.variance += sigma[i] * sigma[i] + (mu[i] - p.mean) * (mu[i] - p.mean);
   }
   p.variance /= static_cast<double>(p.free);
   return p;
+}
+
+// The spans of a flat vector cut as a model's parameter blocks.
+std::vector<std::pair<double*, std::int64_t>> blocks_of(VectorD& v, const Darn& shape) {
+  std::vector<std::pair<double*, std::int64_t>> out;
+  std::int64_t offset = 0;
+  for (auto [p, n] : shape.parameter_spans()) {
+    (void)p;
+    out.emplace_back(v.data() + offset, n);
+    offset += n;
+  }
+  return out;
 }
 
 // One RMSprop-with-momentum step (Graves 2013, eqs. 38–41) on n parameters; state holds [n_sq, n_mean, Δ].
@@ -333,24 +336,33 @@ double DarnTrainer::train_batch_with(const MatrixD& x, std::int64_t noise_exampl
   if (!gradient_) gradient_ = std::make_unique<Darn>(model_.structure());
   Darn& g = *gradient_;
   VectorD cost;
-  VectorD epsilon;
   if (config_.weight_noise) {
     require(noise_examples > 0,
             "DARN weight noise: set weight_noise_examples (the training set's size) to train batch by batch");
-    epsilon.resize(free_.size());
+    epsilon_.resize(free_.size());
     std::int64_t drawn = 0;
-    for (Eigen::Index i = 0; i < epsilon.size(); ++i) {
-      epsilon[i] = free_[i] != 0.0 ? rng_.normal() : 0.0;
+    for (Eigen::Index i = 0; i < epsilon_.size(); ++i) {
+      epsilon_[i] = free_[i] != 0.0 ? rng_.normal() : 0.0;
       drawn += free_[i] != 0.0;
     }
     // Normals come in pairs; an even count leaves no spare behind, so a file saved between steps (which keeps
     // the generator's state, not a spare) resumes exactly.
     if (drawn % 2 == 1) rng_.normal();
-    // The gradient is taken at θ = μ + σ ∘ ε; the model holds μ again before anything can throw.
-    const VectorD mu = flatten(model_);
-    assign(model_, mu + (log_sigma_.array().exp() * epsilon.array()).matrix());
-    engine_->sync(model_);
-    assign(model_, mu);
+    // The gradient is taken at θ = μ + σ ∘ ε, held in a second model (buffers kept between batches: fresh ones
+    // cost page faults on every batch); the model itself keeps μ throughout.
+    sigma_ = log_sigma_.array().exp();
+    if (!noisy_) noisy_ = std::make_unique<Darn>(model_.structure());
+    const auto mu_blocks = model_.parameter_spans();
+    const auto theta_blocks = noisy_->mutable_parameter_spans();
+    std::int64_t offset = 0;
+    for (std::size_t b = 0; b < mu_blocks.size(); ++b) {
+      const std::int64_t n = mu_blocks[b].second;
+      Eigen::Map<Eigen::ArrayXd>(theta_blocks[b].first, n) = Eigen::Map<const Eigen::ArrayXd>(mu_blocks[b].first, n) +
+                                                             sigma_.segment(offset, n).array() *
+                                                                 epsilon_.segment(offset, n).array();
+      offset += n;
+    }
+    engine_->sync(*noisy_);
   } else {
     engine_->sync(model_);
   }
@@ -384,20 +396,21 @@ double DarnTrainer::train_batch_with(const MatrixD& x, std::int64_t noise_exampl
       signal_variance_ = kSignalDecay * signal_variance_ + (1.0 - kSignalDecay) * var;
     }
   }
-  VectorD log_sigma_grad;
   double grad_scale = inv;
   if (config_.weight_noise) {
-    VectorD gv = flatten(g) * inv;
+    const auto g_blocks = g.mutable_parameter_spans();
+    bool finite = true;
+    for (auto [p, n] : g_blocks) Eigen::Map<Eigen::ArrayXd>(p, n) *= inv;
     grad_scale = 1.0;
-    add_weight_noise_gradients(gv, epsilon, noise_examples, log_sigma_grad);
-    if (!gv.allFinite() || !log_sigma_grad.allFinite()) {
+    add_weight_noise_gradients(g_blocks, epsilon_, sigma_, noise_examples, log_sigma_grad_);
+    for (auto [p, n] : g_blocks) finite = finite && Eigen::Map<const Eigen::ArrayXd>(p, n).allFinite();
+    if (!finite || !log_sigma_grad_.allFinite()) {
       throw Error(ErrorCode::kNumeric, "DARN training diverged: non-finite weight-noise gradient");
     }
-    assign(g, gv);
   }
   apply(g, grad_scale, baseline_grad, baseline_bias_grad);
   if (config_.weight_noise) {
-    rmsprop(log_sigma_.data(), log_sigma_grad.data(), log_sigma_.size(), noise_mean_square_.data(), noise_mean_.data(),
+    rmsprop(log_sigma_.data(), log_sigma_grad_.data(), log_sigma_.size(), noise_mean_square_.data(), noise_mean_.data(),
             noise_step_.data(), config_);
   }
   ++steps_;
@@ -424,26 +437,33 @@ void DarnTrainer::weight_noise_gradients(const Darn& data_gradient, const Vector
   mu_gradient = flatten(data_gradient);
   require(mu_gradient.size() == free_.size() && epsilon.size() == free_.size(),
           "DARN weight-noise gradients: sizes differ from the model's");
-  add_weight_noise_gradients(mu_gradient, epsilon, examples, log_sigma_gradient);
+  const VectorD sigma = log_sigma_.array().exp();
+  add_weight_noise_gradients(blocks_of(mu_gradient, model_), epsilon, sigma, examples, log_sigma_gradient);
 }
 
-void DarnTrainer::add_weight_noise_gradients(VectorD& g, const VectorD& epsilon, std::int64_t examples,
+void DarnTrainer::add_weight_noise_gradients(const std::vector<std::pair<double*, std::int64_t>>& g_blocks,
+                                             const VectorD& epsilon, const VectorD& sigma, std::int64_t examples,
                                              VectorD& log_sigma_gradient) const {
   // Per example the objective is the batch's mean description length at θ plus KL(N(μ, σ²) ‖ prior) / N. With
   // the prior at its optimum its own gradient vanishes, so per free parameter
   //   ∂/∂μ_i     = g_i + (μ_i − μ_P) / (N σ_P²),
   //   ∂/∂log σ_i = g_i ε_i σ_i + (σ_i² / σ_P² − 1) / N.
-  const VectorD mu = flatten(model_);
-  const VectorD sigma = log_sigma_.array().exp();
   const double inv_n = 1.0 / static_cast<double>(examples);
-  log_sigma_gradient = VectorD::Zero(g.size());
+  log_sigma_gradient.resize(free_.size());
+  const auto mu_blocks = model_.parameter_spans();
   Eigen::Index first = 0;
-  for (auto [p, n] : model_.parameter_spans()) {
-    (void)p;
-    const BlockPrior prior = block_prior(mu, sigma, free_, first, n);
-    for (Eigen::Index i = first; i < first + n && prior.free > 0; ++i) {
-      if (free_[i] == 0.0) continue;
-      log_sigma_gradient[i] = g[i] * epsilon[i] * sigma[i] + inv_n * (sigma[i] * sigma[i] / prior.variance - 1.0);
+  for (std::size_t b = 0; b < mu_blocks.size(); ++b) {
+    const double* mu = mu_blocks[b].first;
+    double* g = g_blocks[b].first;
+    const std::int64_t n = mu_blocks[b].second;
+    const BlockPrior prior = block_prior(mu, sigma.data() + first, free_.data() + first, n);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const Eigen::Index k = first + i;
+      if (free_[k] == 0.0 || prior.free == 0) {
+        log_sigma_gradient[k] = 0.0;
+        continue;
+      }
+      log_sigma_gradient[k] = g[i] * epsilon[k] * sigma[k] + inv_n * (sigma[k] * sigma[k] / prior.variance - 1.0);
       g[i] += inv_n * (mu[i] - prior.mean) / prior.variance;
     }
     first += n;
@@ -458,13 +478,11 @@ VectorD DarnTrainer::weight_sigma() const {
 double DarnTrainer::weight_description_length() const {
   if (!config_.weight_noise) return 0.0;
   // With the optimal prior, KL = Σ_i log(σ_P / σ_i) over the free parameters of each block.
-  const VectorD mu = flatten(model_);
   const VectorD sigma = log_sigma_.array().exp();
   double kl = 0.0;
   Eigen::Index first = 0;
   for (auto [p, n] : model_.parameter_spans()) {
-    (void)p;
-    const BlockPrior prior = block_prior(mu, sigma, free_, first, n);
+    const BlockPrior prior = block_prior(p, sigma.data() + first, free_.data() + first, n);
     for (Eigen::Index i = first; i < first + n; ++i) {
       if (free_[i] != 0.0) kl += 0.5 * std::log(prior.variance) - log_sigma_[i];
     }

@@ -111,10 +111,10 @@ class DarnTrainer {
   // One optimiser step from grad_scale · gradient (and the REINFORCE baseline's gradient, when it has one).
   void apply(const Darn& gradient, double grad_scale, const VectorD& baseline_gradient, double baseline_bias_gradient);
   double train_batch_with(const MatrixD& x, std::int64_t noise_examples);
-  // Adds the weights' description length gradient (1/N of it) to the μ gradient g and forms the log σ gradient
-  // from the draw ε; both in parameter_spans() order.
-  void add_weight_noise_gradients(VectorD& g, const VectorD& epsilon, std::int64_t examples,
-                                  VectorD& log_sigma_gradient) const;
+  // Adds the weights' description length gradient (1/N of it) to the μ gradient (g_blocks: its blocks in
+  // parameter_spans() order) and forms the log σ gradient from the draw ε (flat, in that order); sigma = exp(log σ).
+  void add_weight_noise_gradients(const std::vector<std::pair<double*, std::int64_t>>& g_blocks, const VectorD& epsilon,
+                                  const VectorD& sigma, std::int64_t examples, VectorD& log_sigma_gradient) const;
 
   Darn& model_;
   DarnTraining config_;
@@ -134,6 +134,10 @@ class DarnTrainer {
   // Weight noise: 1 for a free parameter, 0 for a structural zero; log σ and its RMSprop state.
   VectorD free_;
   VectorD log_sigma_, noise_mean_square_, noise_mean_, noise_step_;
+  // Per-batch buffers of the weight-noise step, kept so that a batch allocates nothing: ε, σ = exp(log σ), the
+  // log σ gradient, and the model at θ = μ + σ ∘ ε.
+  VectorD epsilon_, sigma_, log_sigma_grad_;
+  std::unique_ptr<Darn> noisy_;
 };
 
 // A model with its trainer, as one object (what a model file holds).
