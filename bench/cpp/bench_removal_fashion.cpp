@@ -13,6 +13,15 @@
 //                         --chains 1000 --rate 1e-2 --seed 1 --every 1000 --trace T.csv
 //                         --checkpoint P --checkpoint-every 10000 --resume P --model-out OUT.zeta]
 //
+//   bench_removal_fashion speed --model M.zeta [--seconds 20 --batch 1000 --chains 1000 --temperatures 1 --gibbs 1
+//                         --float 1 ...pruner flags]
+//
+// `speed` times pruner steps on the Fashion-MNIST rows with removal disabled (every step does the full work) and
+// sets them against the step's dense products timed alone on this machine (zeta's GEMM backend, same shapes,
+// medians): (2k + 1) products of the M·N chains with W in the sampler's precision (k Gibbs sweeps down and up,
+// the refresh after the update), and in double the batch's pre-activations and the gradient statistics
+// (Xᵀ·[P, P²] and Vᵀ·[5 blocks of n_h] at β = 1).
+//
 // `train` makes the starting model by the paper's recipe: PCD-k (k = 1) with constant learning rate 1e-2, no
 // momentum, batches of 1000, 200,000 steps, the plain sampler (no data moves). Hours on this machine, so it
 // checkpoints the model, the persistent chains and the batch seed like `prune`, and --resume continues from the
@@ -25,16 +34,20 @@
 // rows and of the test rows under the tracked log Z, the smallest estimated cost, and (every --ais-every steps, 0 =
 // never) an AIS estimate of log Z as an independent check. One events row per removed unit. Needs a ladder
 // (--temperatures >= 2) for the tracked figures.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "removal_common.hpp"
 #include "zeta/base/data.hpp"
+#include "zeta/base/gemm.hpp"
 #include "zeta/rbm/estimators.hpp"
 #include "zeta/rbm/model.hpp"
 #include "zeta/rbm/removal.hpp"
@@ -151,6 +164,77 @@ int train_model(const Args& a) {
   return 0;
 }
 
+// Median seconds of c ← op(a)·b over a few repeats, after one warm-up.
+template <class S>
+double time_product(Eigen::Index m, Eigen::Index k, Eigen::Index n, bool transpose_a) {
+  zeta::Mat<S> a = zeta::Mat<S>::Random(transpose_a ? k : m, transpose_a ? m : k);
+  const zeta::Mat<S> b = zeta::Mat<S>::Random(k, n);
+  zeta::Mat<S> c(m, n);
+  const zeta::Transpose op = transpose_a ? zeta::Transpose::kYes : zeta::Transpose::kNo;
+  zeta::gemm<S>(a, op, b, zeta::Transpose::kNo, c);
+  std::vector<double> times;
+  for (int r = 0; r < 7; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    zeta::gemm<S>(a, op, b, zeta::Transpose::kNo, c);
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::nth_element(times.begin(), times.begin() + 3, times.end());
+  return times[3];
+}
+
+int speed(const Args& a) {
+  zeta::Dataset train, test;
+  load_data(a, train, test);
+  zeta::PrunerConfig config = removal_bench::pruner_config(a);
+  config.criterion = std::numeric_limits<double>::max();  // updates only: every step does the full work
+  config.gibbs_steps = std::stoi(get(a, "gibbs", "1"));
+  config.n_temperatures = std::stoi(get(a, "temperatures", "1"));
+  const double seconds = std::stod(get(a, "seconds", "20"));
+  const int batch_rows = std::stoi(get(a, "batch", "1000"));
+  Rbm rbm = zeta::load_rbm(need(a, "model"));
+  if (rbm.n_visible() != train.x.cols()) throw std::runtime_error("the model does not match the data's width");
+  zeta::Pruner pruner(rbm, config);
+  zeta::Rng batch_rng(config.seed + 7777);
+  MatrixD batch(batch_rows, train.x.cols());
+  const auto next_batch = [&] {
+    for (Eigen::Index r = 0; r < batch.rows(); ++r)
+      batch.row(r) = train.x.row(
+          static_cast<Eigen::Index>(batch_rng.below(static_cast<std::uint64_t>(train.x.rows()))));
+    return batch;
+  };
+  for (int i = 0; i < 3; ++i) pruner.step(next_batch());
+  long steps = 0;
+  double wall = 0.0;
+  const double cpu_start = removal_bench::thread_cpu_seconds();
+  const auto wall_start = std::chrono::steady_clock::now();
+  do {
+    pruner.step(next_batch());
+    ++steps;
+    wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  } while (wall < seconds);
+  const double cpu = removal_bench::thread_cpu_seconds() - cpu_start;
+
+  const Eigen::Index n_v = rbm.n_visible(), n_h = rbm.n_hidden(), B = batch_rows, N = config.chains;
+  const Eigen::Index rows = static_cast<Eigen::Index>(config.n_temperatures) * N;
+  const double sampler = (2.0 * config.gibbs_steps + 1.0) * (config.single_precision
+                                                                 ? time_product<float>(rows, n_v, n_h, false)
+                                                                 : time_product<double>(rows, n_v, n_h, false));
+  const double statistics = time_product<double>(B, n_v, n_h, false) +       // the batch's pre-activations
+                            2.0 * time_product<double>(n_v, B, n_h, true) +  // Xᵀ P, Xᵀ P²
+                            time_product<double>(n_v, N, 5 * n_h, true);     // Vᵀ [5 blocks]
+  const double bound = 1.0 / (sampler + statistics);
+  const double rate = static_cast<double>(steps) / wall;
+  std::printf(
+      "{\"n_visible\": %lld, \"n_hidden\": %lld, \"batch\": %lld, \"chains\": %lld, \"temperatures\": %d, "
+      "\"gibbs\": %d, \"float\": %d, \"backend\": \"%s\", \"steps\": %ld, \"steps_per_second_wall\": %.3f, "
+      "\"steps_per_second_cpu\": %.3f, \"gemm_bound_steps_per_second\": %.3f, \"fraction_of_gemm_bound\": %.3f, "
+      "\"sampler_gemm_seconds\": %.4f, \"statistics_gemm_seconds\": %.4f}\n",
+      static_cast<long long>(n_v), static_cast<long long>(n_h), static_cast<long long>(B), static_cast<long long>(N),
+      config.n_temperatures, config.gibbs_steps, config.single_precision ? 1 : 0, zeta::gemm_backend(), steps, rate,
+      static_cast<double>(steps) / cpu, bound, rate / bound, sampler, statistics);
+  return 0;
+}
+
 int prune(const Args& a) {
   zeta::Dataset train, test;
   load_data(a, train, test);
@@ -259,7 +343,9 @@ int main(int argc, char** argv) {
   Args args;
   CLI::App app("bench_removal_fashion: hidden-unit removal on a Fashion-MNIST RBM (see the source's header)");
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.add_option("command", command, "train | prune")->required()->check(CLI::IsMember({"train", "prune"}));
+  app.add_option("command", command, "train | prune | speed")
+      ->required()
+      ->check(CLI::IsMember({"train", "prune", "speed"}));
   add_flag(app, args, "model", "prune: the starting model (unless --resume)");
   add_flag(app, args, "hidden", "train: hidden units of the new model (unless --resume)", removal_bench::kInt);
   add_flag(app, args, "steps", "training or removal steps (required)", removal_bench::kLong);
@@ -277,10 +363,12 @@ int main(int argc, char** argv) {
   add_flag(app, args, "checkpoint-every", "steps between checkpoints (default 10000)", removal_bench::kLong);
   add_flag(app, args, "resume", "continue from checkpoint prefix P");
   add_flag(app, args, "model-out", "model file to write");
+  add_flag(app, args, "seconds", "speed: seconds of timed steps (default 20)", removal_bench::kFloat);
   removal_bench::add_pruner_flags(app, args);
   CLI11_PARSE(app, argc, argv);
   try {
-    return command == "train" ? train_model(args) : prune(args);
+    if (command == "train") return train_model(args);
+    return command == "speed" ? speed(args) : prune(args);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_removal_fashion: %s\n", e.what());
     return 1;
