@@ -139,8 +139,9 @@ GradientStatistics gradient_statistics(const MatrixD& X, const MatrixD& P, const
   out.kl_variance.W.resize(n_v, n_h);
   out.kl_variance.b.resize(n_v);
   out.kl_variance.c.resize(n_h);
-  for (Eigen::Index j = 0; j < n_h; ++j)
-    for (Eigen::Index i = 0; i < n_v; ++i)
+  // Row-major matrices: rows outer, so that every matrix is read in order (columns outer strode by a row).
+  for (Eigen::Index i = 0; i < n_v; ++i)
+    for (Eigen::Index j = 0; j < n_h; ++j)
       out.kl_variance.W(i, j) = model_var(model_w(i, j), model_w(i, 2 * n_h + j)) +
                                 data_var(data_w(i, j), data_w2(i, j));
   for (Eigen::Index i = 0; i < n_v; ++i)
@@ -161,8 +162,8 @@ GradientStatistics gradient_statistics(const MatrixD& X, const MatrixD& P, const
   out.cost_variance.W.resize(n_v, n_h);
   out.cost_variance.b.resize(n_v);
   out.cost_variance.c.resize(n_h);
-  for (Eigen::Index j = 0; j < n_h; ++j) {
-    for (Eigen::Index i = 0; i < n_v; ++i) {
+  for (Eigen::Index i = 0; i < n_v; ++i) {
+    for (Eigen::Index j = 0; j < n_h; ++j) {
       if (j == k)  // −mean φ + data mean: h_k is 0 under the restriction
         out.cost_variance.W(i, j) = out.kl_variance.W(i, j);
       else
@@ -475,8 +476,8 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     };
     MatrixD W = rbm.W;
     VectorD b = rbm.b, c = rbm.c;
-    for (Eigen::Index j = 0; j < W.cols(); ++j)
-      for (Eigen::Index i = 0; i < W.rows(); ++i)
+    for (Eigen::Index i = 0; i < W.rows(); ++i)  // row-major: in memory order
+      for (Eigen::Index j = 0; j < W.cols(); ++j)
         W(i, j) -= cfg.rate * g.kl.W(i, j) *
                    factor(g.kl.W(i, j), noise_aware ? g.kl_variance.W(i, j) : 0.0, g.cost.W(i, j),
                           noise_aware ? g.cost_variance.W(i, j) : 0.0);
