@@ -126,15 +126,7 @@ int prune(const Args& a) {
   std::uint64_t batch_seed = config.seed + 7777;
   Rbm rbm;
   MatrixD resume_chains;
-  if (a.count("resume")) {
-    const std::string prefix = a.at("resume");
-    rbm = zeta::load_rbm(prefix + ".zeta");
-    resume_chains = read_chains(prefix + ".chains");
-    read_state(prefix, done, batch_seed);
-    config.seed ^= 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(done + 1);  // a fresh stream for the rest
-  } else {
-    rbm = zeta::load_rbm(need(a, "model"));
-  }
+  if (!resume(a, rbm, resume_chains, done, batch_seed, config.seed)) rbm = zeta::load_rbm(need(a, "model"));
   zeta::Pruner pruner(rbm, config);
   if (resume_chains.rows() > 0) pruner.set_chains(resume_chains);
   Batches batches(data, batch_rows, batch_seed);

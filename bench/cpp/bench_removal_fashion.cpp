@@ -105,13 +105,8 @@ int train_model(const Args& a) {
   std::uint64_t batch_seed = config.seed + 7777;
   Rbm rbm;
   MatrixD resume_chains;
-  if (a.count("resume")) {
-    const std::string prefix = a.at("resume");
-    rbm = zeta::load_rbm(prefix + ".zeta");
-    resume_chains = removal_bench::read_chains(prefix + ".chains");
+  if (removal_bench::resume(a, rbm, resume_chains, done, batch_seed, config.seed)) {
     config.chains_per_temperature = static_cast<int>(resume_chains.rows());
-    removal_bench::read_state(prefix, done, batch_seed);
-    config.seed ^= 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(done + 1);  // a fresh stream for the rest
   } else {
     rbm = Rbm(static_cast<int>(train.x.cols()), std::stoi(need(a, "hidden")));
     zeta::Rng init_rng(config.seed ^ 0x5eedULL);
@@ -260,15 +255,8 @@ int prune(const Args& a) {
   std::uint64_t batch_seed = config.seed + 7777;
   Rbm rbm;
   MatrixD resume_chains;
-  if (a.count("resume")) {
-    const std::string prefix = a.at("resume");
-    rbm = zeta::load_rbm(prefix + ".zeta");
-    resume_chains = removal_bench::read_chains(prefix + ".chains");
-    removal_bench::read_state(prefix, done, batch_seed);
-    config.seed ^= 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(done + 1);  // a fresh stream for the rest
-  } else {
+  if (!removal_bench::resume(a, rbm, resume_chains, done, batch_seed, config.seed))
     rbm = zeta::load_rbm(need(a, "model"));
-  }
   if (rbm.n_visible() != train.x.cols()) throw std::runtime_error("the model does not match the data's width");
   zeta::Pruner pruner(rbm, config);
   if (resume_chains.rows() > 0) pruner.set_chains(resume_chains);

@@ -145,4 +145,17 @@ inline void read_state(const std::string& prefix, long& steps_done, std::uint64_
   if (!(s >> steps_done >> batch_seed)) throw std::runtime_error("cannot read " + prefix + ".state");
 }
 
+// With --resume P: the checkpoint's model, chains, steps done and batch seed, and `seed` moved to a fresh stream
+// for the rest of the run; false (nothing read) without it.
+inline bool resume(const Args& a, zeta::Rbm& rbm, MatrixD& chains, long& steps_done, std::uint64_t& batch_seed,
+                   std::uint64_t& seed) {
+  if (!a.count("resume")) return false;
+  const std::string prefix = a.at("resume");
+  rbm = zeta::load_rbm(prefix + ".zeta");
+  chains = read_chains(prefix + ".chains");
+  read_state(prefix, steps_done, batch_seed);
+  seed ^= 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(steps_done + 1);
+  return true;
+}
+
 }  // namespace removal_bench
