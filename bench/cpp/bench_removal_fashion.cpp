@@ -77,6 +77,34 @@ void load_data(const Args& a, zeta::Dataset& train, zeta::Dataset& test) {
   }
 }
 
+// The flags of a long run (train and prune differ only in the defaults of --every and --label).
+struct RunFlags {
+  long steps, every, ais_every, checkpoint_every;
+  int batch_rows;
+  zeta::AisOptions ais;
+  std::string label, checkpoint;
+};
+
+RunFlags run_flags(const Args& a, const std::string& every, const std::string& label) {
+  RunFlags f;
+  f.steps = std::stol(need(a, "steps"));
+  f.every = std::stol(get(a, "every", every));
+  f.ais_every = std::stol(get(a, "ais-every", "0"));
+  f.batch_rows = std::stoi(get(a, "batch", "1000"));
+  f.ais.n_runs = std::stoi(get(a, "ais-runs", "100"));
+  f.ais.n_betas = std::stoi(get(a, "ais-betas", "10000"));
+  f.label = get(a, "label", label);
+  f.checkpoint = get(a, "checkpoint", "");
+  f.checkpoint_every = std::stol(get(a, "checkpoint-every", "10000"));
+  return f;
+}
+
+// A mini-batch drawn uniformly with replacement from the rows of x.
+void draw_batch(const MatrixD& x, zeta::Rng& rng, MatrixD& batch) {
+  for (Eigen::Index r = 0; r < batch.rows(); ++r)
+    batch.row(r) = x.row(static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(x.rows()))));
+}
+
 int train_model(const Args& a) {
   zeta::Dataset train, test;
   load_data(a, train, test);
@@ -90,16 +118,11 @@ int train_model(const Args& a) {
   config.data_move_rungs = 0;
   config.learning_rate = std::stod(get(a, "rate", "1e-2"));
   config.seed = std::stoull(get(a, "seed", "1"));
-  const long steps = std::stol(need(a, "steps"));
-  const long every = std::stol(get(a, "every", "1000"));
-  const long ais_every = std::stol(get(a, "ais-every", "0"));
-  const int batch_rows = std::stoi(get(a, "batch", "1000"));
-  zeta::AisOptions ais;
-  ais.n_runs = std::stoi(get(a, "ais-runs", "100"));
-  ais.n_betas = std::stoi(get(a, "ais-betas", "10000"));
-  const std::string label = get(a, "label", "train");
-  const std::string checkpoint = get(a, "checkpoint", "");
-  const long checkpoint_every = std::stol(get(a, "checkpoint-every", "10000"));
+  RunFlags f = run_flags(a, "1000", "train");
+  const long steps = f.steps, every = f.every, ais_every = f.ais_every, checkpoint_every = f.checkpoint_every;
+  const int batch_rows = f.batch_rows;
+  zeta::AisOptions& ais = f.ais;
+  const std::string &label = f.label, &checkpoint = f.checkpoint;
 
   long done = 0;
   std::uint64_t batch_seed = config.seed + 7777;
@@ -143,9 +166,7 @@ int train_model(const Args& a) {
   };
   if (done == 0) log_row(0);
   for (long t = done + 1; t <= steps; ++t) {
-    const auto n = static_cast<std::uint64_t>(train.x.rows());
-    for (Eigen::Index r = 0; r < batch.rows(); ++r)
-      batch.row(r) = train.x.row(static_cast<Eigen::Index>(batch_rng.below(n)));
+    draw_batch(train.x, batch_rng, batch);
     trainer.step(batch);
     if (t % every == 0 || t == steps) log_row(t);
     if (!checkpoint.empty() && (t % checkpoint_every == 0 || t == steps)) {
@@ -192,9 +213,7 @@ int speed(const Args& a) {
   zeta::Rng batch_rng(config.seed + 7777);
   MatrixD batch(batch_rows, train.x.cols());
   const auto next_batch = [&] {
-    for (Eigen::Index r = 0; r < batch.rows(); ++r)
-      batch.row(r) = train.x.row(
-          static_cast<Eigen::Index>(batch_rng.below(static_cast<std::uint64_t>(train.x.rows()))));
+    draw_batch(train.x, batch_rng, batch);
     return batch;
   };
   for (int i = 0; i < 3; ++i) pruner.step(next_batch());
@@ -240,16 +259,11 @@ int prune(const Args& a) {
   config.criterion = std::stod(get(a, "criterion", "1"));
   config.gibbs_steps = std::stoi(get(a, "gibbs", "1"));
   config.n_temperatures = std::stoi(get(a, "temperatures", "10"));
-  const long steps = std::stol(need(a, "steps"));
-  const long every = std::stol(get(a, "every", "100"));
-  const int batch_rows = std::stoi(get(a, "batch", "1000"));
-  const long ais_every = std::stol(get(a, "ais-every", "0"));
-  zeta::AisOptions ais;
-  ais.n_runs = std::stoi(get(a, "ais-runs", "100"));
-  ais.n_betas = std::stoi(get(a, "ais-betas", "10000"));
-  const std::string label = get(a, "label", "prune");
-  const std::string checkpoint = get(a, "checkpoint", "");
-  const long checkpoint_every = std::stol(get(a, "checkpoint-every", "10000"));
+  RunFlags f = run_flags(a, "100", "prune");
+  const long steps = f.steps, every = f.every, ais_every = f.ais_every, checkpoint_every = f.checkpoint_every;
+  const int batch_rows = f.batch_rows;
+  zeta::AisOptions& ais = f.ais;
+  const std::string &label = f.label, &checkpoint = f.checkpoint;
 
   long done = 0;
   std::uint64_t batch_seed = config.seed + 7777;
@@ -299,9 +313,7 @@ int prune(const Args& a) {
   };
   if (done == 0) log_row(0);
   for (long t = done + 1; t <= steps; ++t) {
-    const auto n = static_cast<std::uint64_t>(train.x.rows());
-    for (Eigen::Index r = 0; r < batch.rows(); ++r)
-      batch.row(r) = train.x.row(static_cast<Eigen::Index>(batch_rng.below(n)));
+    draw_batch(train.x, batch_rng, batch);
     const int removed = pruner.step(batch);
     if (removed > 0 && events) {
       const zeta::PrunerStepInfo& info = pruner.last_step();
