@@ -147,7 +147,8 @@ ZETA_API zeta_status zeta_rbm_log_z_exact_progress(const zeta_rbm *rbm, zeta_pro
 /* Annealed importance sampling from the base-rate model with n_runs >= 2 runs and n_betas >= 3 inverse
  * temperatures (the schedule of Salakhutdinov & Murray 2008 scaled to n_betas), using its own generator
  * seeded by seed (the model's generator is not touched). std_err is the delta-method standard error of log_z
- * (may be NULL). Cost O(n_runs n_betas n_v n_h). */
+ * (may be NULL). A std_err above about 0.3 means a few runs carry the estimate: log_z is then likely below log Z
+ * by more than std_err says (the CLI warns); use more betas. Cost O(n_runs n_betas n_v n_h). */
 ZETA_API zeta_status zeta_rbm_log_z_ais(const zeta_rbm *rbm, int32_t n_runs, int32_t n_betas, uint64_t seed,
                                         double *log_z, double *std_err);
 ZETA_API zeta_status zeta_rbm_log_z_ais_progress(const zeta_rbm *rbm, int32_t n_runs, int32_t n_betas, uint64_t seed,

@@ -16,6 +16,11 @@
 namespace zeta::cli {
 namespace {
 
+void warn_if_unreliable(const AisResult& r) {
+  const std::string warning = ais_warning(r);
+  if (!warning.empty()) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+}
+
 int run_train(const TrainOptions& o, const std::string& out, bool quiet) {
   const DataChoice d = load_data(o.data, o.limit);
   Rbm rbm = initial_model(d.train, o);
@@ -60,6 +65,7 @@ int run_logz(const LogZOptions& o, bool quiet) {
     const AisResult r = log_z_ais(rbm, ais, progress);
     std::printf("log Z = %.6f +- %.6f (AIS, %d runs, %d betas; 3-sigma interval [%.6f, %.6f])\n", r.log_z, r.std_err,
                 o.runs, o.betas, r.log_z_lower, r.log_z_upper);
+    warn_if_unreliable(r);
   }
   return 0;
 }
@@ -119,6 +125,7 @@ int run_eval(const EvalOptions& o, bool quiet) {
     const AisResult r = log_z_ais(rbm, ais, progress);
     log_z = r.log_z;
     sd = r.std_err;
+    warn_if_unreliable(r);
   }
   std::printf("log Z = %.6f (%s)\n", log_z, o.log_z.method.c_str());
   std::printf("mean log-likelihood: train %.4f  test %.4f  (+- %.4f from log Z)\n",

@@ -111,6 +111,9 @@ int run_track(const TrackOptions& o, bool quiet) {
       const AisResult r = log_z_ais(rbm, options);
       check = r.log_z;
       check_sd = r.std_err;
+      const std::string warning = ais_warning(r);
+      if (!warning.empty())
+        std::fprintf(stderr, "\rwarning: update %lld: %s\n", static_cast<long long>(t), warning.c_str());
     }
     // The model held fixed for o.settle sampler iterations on a copy of the chains (training is unaffected).
     std::optional<LogZTracker> settled;

@@ -155,7 +155,7 @@ int train_model(const Args& a) {
            << rbm.free_energy(test.x).mean() << ',';
     if (ais_every > 0 && step % ais_every == 0) {
       ais.seed = static_cast<std::uint64_t>(step) + 1;
-      const zeta::AisResult r = zeta::log_z_ais(rbm, ais);
+      const zeta::AisResult r = removal_bench::checked_ais(rbm, ais, step);
       *trace << r.log_z << ',' << r.std_err << ',' << rbm.mean_log_likelihood(train_eval, r.log_z) << ','
              << rbm.mean_log_likelihood(test.x, r.log_z) << ',';
     } else {
@@ -303,7 +303,7 @@ int prune(const Args& a) {
            << min_cost << ',' << min_sd << ',' << pruner.last_step().mean_factor << ',';
     if (ais_every > 0 && step % ais_every == 0) {
       ais.seed = static_cast<std::uint64_t>(step) + 1;
-      const zeta::AisResult r = zeta::log_z_ais(rbm, ais);
+      const zeta::AisResult r = removal_bench::checked_ais(rbm, ais, step);
       *trace << r.log_z << ',' << r.std_err << ',';
     } else {
       *trace << ",,";

@@ -18,6 +18,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "zeta/rbm/estimators.hpp"
 #include "zeta/rbm/model.hpp"
 #include "zeta/rbm/removal.hpp"
 
@@ -60,6 +61,13 @@ inline void add_pruner_flags(CLI::App& app, Args& args) {
   add_flag(app, args, "tempered-beta-min", "lowest beta of the tempered transitions (default 0.9)", kFloat);
   add_flag(app, args, "float", "1: float kernels (default 0)", kInt);
   add_flag(app, args, "seed", "seed (default 1)", kUnsigned);
+}
+// AIS at a checkpoint: says on stderr when its weights are too unbalanced for the estimate to be trusted.
+inline zeta::AisResult checked_ais(const zeta::Rbm& rbm, const zeta::AisOptions& options, long step) {
+  zeta::AisResult r = zeta::log_z_ais(rbm, options);
+  const std::string warning = zeta::ais_warning(r);
+  if (!warning.empty()) std::fprintf(stderr, "warning: step %ld: %s\n", step, warning.c_str());
+  return r;
 }
 inline std::string get(const Args& a, const std::string& key, const std::string& fallback) {
   const auto it = a.find(key);

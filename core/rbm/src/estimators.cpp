@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "zeta/base/error.hpp"
@@ -293,7 +294,19 @@ AisResult log_z_ais(const Rbm& rbm, const AisOptions& options, const ProgressCal
   result.log_z_lower = 3.0 * rel < 1.0 ? result.log_z + std::log1p(-3.0 * rel)
                                        : -std::numeric_limits<double>::infinity();
   result.log_weights = log_w;
+  result.effective_runs = lme.effective_size;
   return result;
+}
+
+std::string ais_warning(const AisResult& result) {
+  const auto n_runs = static_cast<double>(result.log_weights.size());
+  if (result.effective_runs >= 0.1 * n_runs) return "";
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "AIS weights are dominated by %.1f of %d runs; log Z is likely underestimated (so "
+                "likelihoods overestimated) by more than its standard error: use more betas",
+                result.effective_runs, static_cast<int>(n_runs));
+  return text;
 }
 
 }  // namespace zeta

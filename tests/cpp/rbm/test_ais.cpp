@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "rbm_test_util.hpp"
 #include "zeta/base/error.hpp"
@@ -37,6 +38,11 @@ void check_ais(const Rbm& rbm, int n_betas, std::uint64_t seed, double min_dista
   EXPECT_LE(ais.log_z_lower, ais.log_z);
   EXPECT_GE(ais.log_z_upper, ais.log_z);
   EXPECT_EQ(ais.log_weights.size(), 100);
+  // Well annealed: the weights are balanced and no warning is given.
+  const Eigen::ArrayXd w = (ais.log_weights.array() - ais.log_weights.maxCoeff()).exp();
+  EXPECT_NEAR(ais.effective_runs, w.sum() * w.sum() / w.square().sum(), 1e-9 * ais.effective_runs);
+  EXPECT_GE(ais.effective_runs, 10.0);
+  EXPECT_EQ(ais_warning(ais), "");
 }
 
 TEST(Ais, Random20x12) {
@@ -51,6 +57,23 @@ TEST(Ais, Random784x16WithBaseRates) {
   rbm.base_rates.resize(784);
   for (int k = 0; k < 784; ++k) rbm.base_rates[k] = 0.05 + 0.5 * rng.uniform();
   check_ais(rbm, 5000, 75, 20.0);
+}
+
+// Too few betas for strong weights: a handful of runs carry the mean, the estimate falls far below log Z by
+// more than its own standard error says, and ais_warning says so.
+TEST(Ais, WarnsWhenFewRunsCarryTheEstimate) {
+  const Rbm rbm = random_rbm(20, 12, 79, 2.0, 0.5);
+  const double exact = log_z_exact(rbm);
+  AisOptions options;
+  options.n_runs = 100;
+  options.n_betas = 20;
+  options.seed = 80;
+  const AisResult ais = log_z_ais(rbm, options);
+  std::printf("AIS %.4f ± %.4f on %.2f effective runs, exact %.4f\n", ais.log_z, ais.std_err, ais.effective_runs,
+              exact);
+  EXPECT_LT(ais.effective_runs, 10.0);
+  EXPECT_LT(ais.log_z, exact - 3.0 * ais.std_err);
+  EXPECT_NE(ais_warning(ais).find("dominated by"), std::string::npos);
 }
 
 TEST(Ais, SameSeedSameEstimate) {

@@ -92,6 +92,7 @@ class LogSumExp {
 struct LogMeanExp {
   double log_mean = 0.0;
   double variance = 0.0;
+  double effective_size = 0.0;  // (Σ w)² / Σ w²: how many equal weights would carry the same mean
 };
 inline LogMeanExp log_mean_exp(const VectorD& log_w) {
   const auto n = static_cast<double>(log_w.size());
@@ -99,7 +100,7 @@ inline LogMeanExp log_mean_exp(const VectorD& log_w) {
   const Eigen::ArrayXd w = (log_w.array() - shift).exp();
   const double mean = w.mean();
   const double var = log_w.size() > 1 ? (w - mean).square().sum() / (n - 1.0) : 0.0;
-  return {shift + std::log(mean), var / (n * mean * mean)};
+  return {shift + std::log(mean), var / (n * mean * mean), w.sum() * w.sum() / w.square().sum()};
 }
 
 // Fill m with independent Bernoulli(p) draws, p given elementwise (values 0 or 1 in the matrix's scalar type).

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "zeta/base/progress.hpp"
@@ -39,11 +40,17 @@ struct AisResult {
   double log_z_lower = 0.0;  // log(mean w − 3 sd(mean w)) + log Z_A; −inf when that is negative
   double log_z_upper = 0.0;  // log(mean w + 3 sd(mean w)) + log Z_A
   double log_z_base = 0.0;   // log Z of the base-rate model
+  double effective_runs = 0.0;  // (Σ w)² / Σ w² over the runs' importance weights
   VectorD log_weights;       // one per run
 };
 
 // Annealed importance sampling (Salakhutdinov & Murray 2008) from the base-rate model (W = 0, c = 0, visible
 // biases from rbm.base_rates, or from rbm.b when no base rates are stored) to the RBM. Double precision.
 AisResult log_z_ais(const Rbm& rbm, const AisOptions& options, const ProgressCallback& progress = nullptr);
+
+// When fewer than a tenth of the runs carry the mean weight, the weights are heavy-tailed: the estimate is then
+// typically far below log Z (a mean of log-normal weights is set by runs not yet drawn) and its standard error
+// is itself unreliable. Returns the warning for such a result, or "" when the weights are balanced enough.
+std::string ais_warning(const AisResult& result);
 
 }  // namespace zeta
