@@ -35,13 +35,13 @@ struct AisOptions {
 };
 
 struct AisResult {
-  double log_z = 0.0;        // log of the mean importance weight plus log Z of the base model
-  double std_err = 0.0;      // delta-method standard error of log_z
-  double log_z_lower = 0.0;  // log(mean w − 3 sd(mean w)) + log Z_A; −inf when that is negative
-  double log_z_upper = 0.0;  // log(mean w + 3 sd(mean w)) + log Z_A
-  double log_z_base = 0.0;   // log Z of the base-rate model
+  double log_z = 0.0;           // log of the mean importance weight plus log Z of the base model
+  double std_err = 0.0;         // delta-method standard error of log_z
+  double log_z_lower = 0.0;     // log(mean w − 3 sd(mean w)) + log Z_A; −inf when that is negative
+  double log_z_upper = 0.0;     // log(mean w + 3 sd(mean w)) + log Z_A
+  double log_z_base = 0.0;      // log Z of the base-rate model
   double effective_runs = 0.0;  // (Σ w)² / Σ w² over the runs' importance weights
-  VectorD log_weights;       // one per run
+  VectorD log_weights;          // one per run
 };
 
 // Annealed importance sampling (Salakhutdinov & Murray 2008) from the base-rate model (W = 0, c = 0, visible
