@@ -169,6 +169,8 @@ void add_prune_command(CommandLine& cli) {
   cmd->add_flag("--full-energy", o->full_energy, "temper the full energy (default: the interaction only)");
   cmd->add_option("--tempered-steps", p.tempered_steps, "levels of the tempered transition after a removal")
       ->capture_default_str();
+  cmd->add_option("--burn-in", p.burn_in, "sweeps of the fresh chains, model fixed, before the first step's costs")
+      ->capture_default_str();
   cmd->add_option("--tempered-beta-min", p.tempered_beta_min, "its lowest β, as a fraction of each rung's")
       ->capture_default_str();
   cmd->add_flag("--double", o->double_precision, "double-precision sampling kernels (default: float)");

@@ -163,6 +163,7 @@ PrunerConfig pruner_config(const zeta_options* o) {
     c.gibbs_steps = static_cast<int>(o->get("prune_gibbs_steps"));
     c.chains = static_cast<int>(o->get("prune_chains"));
     c.tempered_steps = static_cast<int>(o->get("prune_tempered_steps"));
+    c.burn_in = static_cast<int>(o->get("prune_burn_in"));
     c.tempered_beta_min = o->get("prune_tempered_beta_min");
     c.n_temperatures = static_cast<int>(o->get("n_temperatures"));
     c.tempering = static_cast<Tempering>(static_cast<int>(o->get("tempering")));

@@ -151,5 +151,10 @@ export interface OptionValues {
    * batch, with a generator seeded by seed (trainer; default 1; 0,1)
    */
   init_from_data?: 0 | 1 | boolean;
+  /**
+   * sweeps of every temperature's chains (each with a round of swaps), model fixed, before the first step's costs
+   * (pruners; default 1000; int >= 0)
+   */
+  prune_burn_in?: number;
   [key: string]: number | boolean | undefined;
 }

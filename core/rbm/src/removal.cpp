@@ -320,7 +320,10 @@ class Pruner::EngineImpl final : public Pruner::Engine {
   }
 
   MatrixD chains() const override { return sampler_->chains().template cast<double>(); }
-  void set_chains(const MatrixD& chains) override { sampler_->set_chains(chains.cast<S>()); }
+  void set_chains(const MatrixD& chains) override {
+    sampler_->set_chains(chains.cast<S>());
+    burned_in_ = true;
+  }
   std::vector<double> betas() const override { return sampler_->betas(); }
 
   int step(const MatrixD& batch) override {
@@ -328,6 +331,10 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     Rbm& rbm = o.rbm_;
     const PrunerConfig& cfg = o.config_;
     follow_outside_changes();
+    if (!burned_in_) {
+      for (int sweep = 0; sweep < cfg.burn_in; ++sweep) sampler_->sweep(params_, 1, rng_);
+      burned_in_ = true;
+    }
     sampler_->sweep(params_, cfg.gibbs_steps, rng_);
     LogZTracker* tracker = o.tracker_.get();
     StepObservations obs;
@@ -528,6 +535,7 @@ class Pruner::EngineImpl final : public Pruner::Engine {
   ParamMirror<S> params_;
   std::unique_ptr<TemperedSampler<S>> sampler_;
   std::uint64_t synced_revision_ = 0;
+  bool burned_in_ = false;
 };
 
 Pruner::Pruner(Rbm& rbm, const PrunerConfig& config, const TrackerConfig& tracker_config)
@@ -540,6 +548,7 @@ Pruner::Pruner(Rbm& rbm, const PrunerConfig& config, const TrackerConfig& tracke
           "unknown removal cost form");
   require(config.gibbs_steps >= 1, "prune gibbs_steps must be at least 1");
   require(config.chains >= 2, "pruning needs at least 2 chains (for standard errors)");
+  require(config.burn_in >= 0, "prune burn_in must be >= 0");
   require(config.n_temperatures >= 1, "n_temperatures must be at least 1");
   require(config.tempering == Tempering::kInteraction || config.tempering == Tempering::kFullEnergy,
           "unknown tempering family");

@@ -606,6 +606,36 @@ TEST(Pruner, DefaultsRemoveClearlyHurtingUnitsWithinTheFirstSteps) {
   EXPECT_LT(kl_divergence_exact(rbm, data), kl_trained + 0.01);  // (it falls: the updates go on learning)
 }
 
+// The first step's costs come from chains that started at the base rates. With the default burn-in they are
+// samples of the model: every unit's z-score against its exact cost is within 4.5 (8 units, so a false alarm has
+// probability < 1e-4). Without it (one Gibbs sweep from the base rates) they are not, and the costs are wrong.
+TEST(Pruner, BurnInMakesTheFirstCostsSamplesOfTheModel) {
+  // Strong weights: the model's mass sits far from the base rates the chains start at, and one sweep does not
+  // get there.
+  const Rbm trained = random_rbm(12, 8, 31, 2.0, 1.0);
+  Rng pick(6);
+  const MatrixD data = draw_states(exact_visible_distribution(trained), 12, 1000, pick);
+  const VectorD exact = removal_costs_exact(trained, data);
+  const auto first_z = [&](int burn_in) {
+    Rbm rbm = trained;
+    PrunerConfig config;
+    config.n_temperatures = 1;
+    config.gibbs_steps = 1;
+    config.burn_in = burn_in;
+    config.criterion = 1e9;  // no removals: only the estimates are looked at
+    config.seed = 9;
+    Pruner pruner(rbm, config);
+    pruner.step(data);
+    return VectorD(((pruner.costs() - exact).array() / pruner.cost_std_errs().array()).matrix());
+  };
+  const VectorD burned = first_z(PrunerConfig{}.burn_in);
+  const VectorD fresh = first_z(0);
+  std::printf("max |z|: %.2f with the default burn-in, %.2f without\n", burned.cwiseAbs().maxCoeff(),
+              fresh.cwiseAbs().maxCoeff());
+  EXPECT_LT(burned.cwiseAbs().maxCoeff(), 4.5);
+  EXPECT_GT(fresh.cwiseAbs().maxCoeff(), 4.5);
+}
+
 // With accurate gradients (many chains; a batch holding every pattern equally often, 1000 times, so the data
 // averages are exact and their standard errors small) and a small rate, one update lowers both the exact KL and the
 // exact cost of the unit it targets, under either rule.

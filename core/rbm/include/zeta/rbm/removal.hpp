@@ -97,6 +97,10 @@ struct PrunerConfig {
   RemovalCostForm cost_form = RemovalCostForm::kExactLog;
   int gibbs_steps = 5;  // Gibbs sweeps of the persistent chains per step (the paper: PCD-5 and PCD-1)
   int chains = 1000;    // chains per temperature; those at β = 1 are the model samples (one per batch row)
+  // Sweeps of every rung's chains (each followed by a round of swaps), the model held fixed, before the first step
+  // estimates any cost: the chains start at the base rates, far from a trained model's distribution, and costs
+  // from them would remove units that the model needs. Not applied to chains given by set_chains.
+  int burn_in = 1000;
   // Tempered transition applied to the chains of every rung after a removal: its levels run from the rung's β
   // down to β·tempered_beta_min in tempered_steps steps and back (the paper: 100 steps to 0.9).
   int tempered_steps = 100;
