@@ -355,6 +355,8 @@ static void test_pruner_bad_input(void) {
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "prune_tempered_beta_min", zeta_options_set(opts, "prune_tempered_beta_min", 1));
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "prune_tempered_steps", zeta_options_set(opts, "prune_tempered_steps", 0));
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "prune_gibbs_steps", zeta_options_set(opts, "prune_gibbs_steps", 0));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "prune_burn_in", zeta_options_set(opts, "prune_burn_in", -1));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "prune_burn_in", zeta_options_set(opts, "prune_burn_in", 2.5));
   EXPECT_OK(zeta_options_set(opts, "learning_rate", 0.1));
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "learning_rate", zeta_pruner_new(rbm, opts, &pruner));
   CHECK(pruner == NULL);
