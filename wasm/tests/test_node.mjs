@@ -60,7 +60,7 @@ function referenceCases() {
   const pruned = rbm.clone().removeHidden(3);
   out.pruned_exact_costs = Array.from(pruned.removalCostsExact(v));
   const pruner = new Pruner(pruned, { prune_chains: 50, n_temperatures: 3, prune_tempered_steps: 10,
-                                      single_precision: 0, seed: 7 });
+                                      prune_burn_in: 0, single_precision: 0, seed: 7 });
   pruner.run(v, { batchSize: 4, steps: 5 });
   out.pruned_n_hidden = [pruned.nHidden];
   const { costs, stdErrs } = pruner.costs();
