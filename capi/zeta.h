@@ -263,7 +263,7 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *                                           from the rows of the first zeta_trainer_train call or
  *                                           zeta_trainer_step batch, with a generator seeded by seed
  * Pruners, continued (zeta_pruner_new):
- *   prune_burn_in          1000   int >= 0  sweeps of every temperature's chains (each with a round of swaps),
+ *   prune_burn_in          0      int >= 0  sweeps of every temperature's chains (each with a round of swaps),
  *                                           model fixed, before the first step's costs
  * The other keys apply to the trainer only (and those the Pruners line names to pruners too). Each *_new taking
  * options rejects, with ZETA_ERR_ARGUMENT naming the key, any key that was set with zeta_options_set but does

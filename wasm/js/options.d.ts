@@ -153,7 +153,7 @@ export interface OptionValues {
   init_from_data?: 0 | 1 | boolean;
   /**
    * sweeps of every temperature's chains (each with a round of swaps), model fixed, before the first step's costs
-   * (pruners; default 1000; int >= 0)
+   * (pruners; default 0; int >= 0)
    */
   prune_burn_in?: number;
   [key: string]: number | boolean | undefined;
