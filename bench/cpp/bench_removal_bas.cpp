@@ -17,9 +17,9 @@
 //       The baseline: delete the unit of smallest exact cost without lowering it first, repeatedly, down to N units.
 //   bench_removal_bas speed --model M.zeta [--seconds 20 ... prune options]
 //       Steps per second of the procedure (updates only: the criterion is disabled), wall and CPU time.
-//   bench_removal_bas zscores --model M.zeta --steps S [--burn-in 1000 --seed 1 ... prune options]
+//   bench_removal_bas zscores --model M.zeta --steps S [--warm-up 1000 --seed 1 ... prune options]
 //       The sampled costs along a run of the procedure with the criterion disabled (the model keeps its units and
-//       follows the update rule): after --burn-in steps, every step, z_k = (Ĉ_k − C_k)/σ̂_k against the exact costs C_k of the parameters
+//       follows the update rule): after --warm-up steps, every step, z_k = (Ĉ_k − C_k)/σ̂_k against the exact costs C_k of the parameters
 //       the step estimated them at. Mean and sd of z over all units, and over the unit of smallest exact cost alone
 //       (the one the updates push down: lagging chains would bias it); how often the criterion would have fired
 //       on a unit whose exact cost is positive, per step and in total.
@@ -267,11 +267,11 @@ int zscores(const Args& a) {
   const double criterion = config.criterion;
   config.criterion = std::numeric_limits<double>::max();  // never remove: follow the updates only
   const long steps = std::stol(need(a, "steps"));
-  const long burn_in = std::stol(get(a, "burn-in", "1000"));
+  const long warm_up = std::stol(get(a, "warm-up", "1000"));
   Rbm rbm = zeta::load_rbm(need(a, "model"));
   zeta::Pruner pruner(rbm, config);
   Batches batches(data, std::stoi(get(a, "batch", "1000")), config.seed + 7777);
-  for (long t = 1; t <= burn_in; ++t) pruner.step(batches.next());  // the fresh chains settle first
+  for (long t = 1; t <= warm_up; ++t) pruner.step(batches.next());  // the fresh chains settle first
   double n_all = 0, sum_all = 0, sq_all = 0, below3 = 0;
   double n_target = 0, sum_target = 0, sq_target = 0;
   long false_fire_steps = 0, true_fire_steps = 0;
@@ -338,7 +338,7 @@ int main(int argc, char** argv) {
   add_flag(app, args, "resume", "prune: continue from checkpoint prefix P");
   add_flag(app, args, "to", "greedy: delete units down to this many (default 1)", kInt);
   add_flag(app, args, "seconds", "speed: seconds measured (default 20)", kFloat);
-  add_flag(app, args, "burn-in", "zscores: steps before the z-scores are taken (default 1000)", kLong);
+  add_flag(app, args, "warm-up", "zscores: pruner steps before the z-scores are taken (default 1000)", kLong);
   add_pruner_flags(app, args);
   CLI11_PARSE(app, argc, argv);
   try {
