@@ -265,6 +265,10 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  * Pruners, continued (zeta_pruner_new):
  *   prune_burn_in          0      int >= 0  sweeps of every temperature's chains (each with a round of swaps),
  *                                           model fixed, before the first step's costs
+ *   prune_settle_max_sweeps 1000  int >= 0  settling before the first step's costs, after prune_burn_in: half the
+ *                                           chains restart from the batch's rows and sweeps go on until the halves
+ *                                           from the base rates and from the data agree on every p(h_k = 0) (see
+ *                                           zeta_pruner_settling), at most this many; 0 = off
  * The other keys apply to the trainer only (and those the Pruners line names to pruners too). Each *_new taking
  * options rejects, with ZETA_ERR_ARGUMENT naming the key, any key that was set with zeta_options_set but does
  * not apply to the kind of handle it makes.
@@ -418,6 +422,13 @@ ZETA_API zeta_status zeta_pruner_steps(const zeta_pruner *pruner, int64_t *steps
  * the guess). On the tests' 9 x 10 Bars-and-Stripes models it is within its error bars of exact log Z after 40
  * steps. O(1). */
 ZETA_API zeta_status zeta_pruner_log_z(const zeta_pruner *pruner, double *mean, double *std_dev);
+/* Settling before the first step's costs (prune_settle_max_sweeps): *sweeps (may be NULL) gets the sweeps run
+ * before them (prune_burn_in plus settling); *settled (may be NULL) gets 1 when the chains started from the base
+ * rates and those started from the first batch's rows came to agree on every unit's p(h_k = 0) within sampling
+ * noise, 0 when prune_settle_max_sweeps sweeps passed without that (the costs then rest on chains that still
+ * remember where they started, and removals may be wrong: raise the key or lower the model's size), -1 before
+ * the first step or when settling is off. The CLI warns on 0. O(1). */
+ZETA_API zeta_status zeta_pruner_settling(const zeta_pruner *pruner, int64_t *sweeps, int32_t *settled);
 
 /* ---------------------------------------------------------------------------------------------------------
  * The data set compiled into zeta: binarised Fashion-MNIST (28 x 28 = 784 columns of 0.0/1.0), 3000 training

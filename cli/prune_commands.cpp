@@ -117,6 +117,10 @@ int run_prune(PruneOptions o, bool quiet) {
   std::int64_t removals = 0;
   for (std::int64_t s = 1; s <= o.steps; ++s) {
     const int removed = pruner.step(batches.next());
+    if (s == 1) {
+      const std::string warning = settling_warning(pruner);
+      if (!warning.empty()) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+    }
     removals += removed;
     if (removed > 0 || s % every == 0 || s == o.steps) record(s, removed);
     line(Progress{"pruning", s, o.steps, static_cast<double>(rbm.n_hidden())});
@@ -170,6 +174,10 @@ void add_prune_command(CommandLine& cli) {
   cmd->add_option("--tempered-steps", p.tempered_steps, "levels of the tempered transition after a removal")
       ->capture_default_str();
   cmd->add_option("--burn-in", p.burn_in, "sweeps of the fresh chains, model fixed, before the first step's costs")
+      ->capture_default_str();
+  cmd->add_option("--settle-max-sweeps", p.settle_max_sweeps,
+                  "most sweeps of settling before the first costs, until chains from the base rates and from the data "
+                  "agree (0: off)")
       ->capture_default_str();
   cmd->add_option("--tempered-beta-min", p.tempered_beta_min, "its lowest β, as a fraction of each rung's")
       ->capture_default_str();

@@ -166,6 +166,10 @@ int prune(const Args& a) {
   for (long t = done + 1; t <= steps; ++t) {
     if (events) before = rbm;
     const int removed = pruner.step(batches.next());
+    if (pruner.steps() == 1) {
+      const std::string warning = zeta::settling_warning(pruner);
+      if (!warning.empty()) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+    }
     if (removed > 0 && events) {
       const double kl_before = zeta::kl_divergence_exact(before, data);
       Rbm sequence = before;

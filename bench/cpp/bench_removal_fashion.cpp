@@ -315,6 +315,10 @@ int prune(const Args& a) {
   for (long t = done + 1; t <= steps; ++t) {
     draw_batch(train.x, batch_rng, batch);
     const int removed = pruner.step(batch);
+    if (pruner.steps() == 1) {
+      const std::string warning = zeta::settling_warning(pruner);
+      if (!warning.empty()) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+    }
     if (removed > 0 && events) {
       const zeta::PrunerStepInfo& info = pruner.last_step();
       for (std::size_t i = 0; i < info.removed_units.size(); ++i)
@@ -330,8 +334,11 @@ int prune(const Args& a) {
       batch_rng.reseed(next_seed);
     }
   }
-  std::printf("{\"label\": \"%s\", \"steps\": %ld, \"n_hidden\": %d, \"removals\": %lld}\n", label.c_str(), steps,
-              rbm.n_hidden(), static_cast<long long>(pruner.removals()));
+  std::printf(
+      "{\"label\": \"%s\", \"steps\": %ld, \"n_hidden\": %d, \"removals\": %lld, \"settled\": %d, "
+      "\"settling_sweeps\": %lld, \"settle_max_z\": %.3f}\n",
+      label.c_str(), steps, rbm.n_hidden(), static_cast<long long>(pruner.removals()), pruner.settled(),
+      static_cast<long long>(pruner.burn_in_sweeps()), pruner.settle_max_z());
   if (a.count("model-out")) zeta::save_rbm(rbm, a.at("model-out"));
   return 0;
 }

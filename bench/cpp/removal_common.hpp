@@ -59,6 +59,8 @@ inline void add_pruner_flags(CLI::App& app, Args& args) {
   add_flag(app, args, "rate", "learning rate (default 1e-2)", kFloat);
   add_flag(app, args, "tempered-steps", "tempered transition steps after a removal (default 100)", kInt);
   add_flag(app, args, "burn-in", "sweeps of the fresh chains before the first step (default: the library's)", kInt);
+  add_flag(app, args, "settle-max-sweeps", "most sweeps of settling before the first costs (default: the library's)",
+           kInt);
   add_flag(app, args, "tempered-beta-min", "lowest beta of the tempered transitions (default 0.9)", kFloat);
   add_flag(app, args, "float", "1: float kernels (default 0)", kInt);
   add_flag(app, args, "seed", "seed (default 1)", kUnsigned);
@@ -87,7 +89,7 @@ inline double thread_cpu_seconds() {
 }
 
 // Pruner options from --gibbs --chains --temperatures --rule --cost --criterion --rate --tempered-steps --burn-in
-// --tempered-beta-min --float --seed: the paper's Bars-and-Stripes settings with plain persistent chains (one rung,
+// --settle-max-sweeps --tempered-beta-min --float --seed: the paper's Bars-and-Stripes settings with plain persistent chains (one rung,
 // so no tracking) unless given.
 inline zeta::PrunerConfig pruner_config(const Args& a) {
   zeta::PrunerConfig c;
@@ -112,6 +114,7 @@ inline zeta::PrunerConfig pruner_config(const Args& a) {
   c.rate = std::stod(get(a, "rate", "1e-2"));
   c.tempered_steps = std::stoi(get(a, "tempered-steps", "100"));
   c.burn_in = std::stoi(get(a, "burn-in", std::to_string(zeta::PrunerConfig{}.burn_in)));
+  c.settle_max_sweeps = std::stoi(get(a, "settle-max-sweeps", std::to_string(zeta::PrunerConfig{}.settle_max_sweeps)));
   c.tempered_beta_min = std::stod(get(a, "tempered-beta-min", "0.9"));
   c.single_precision = get(a, "float", "0") == "1";
   c.seed = std::stoull(get(a, "seed", "1"));

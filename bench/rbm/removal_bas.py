@@ -6,7 +6,8 @@ Runs build/bench/bench_removal_bas to
   2. measure the baseline that deletes the unit of smallest exact cost without lowering it first (the paper's
      "KL about sevenfold"), greedily down to N = 1,
   3. run the removal procedure (batch 1000, rate 1e-2, criterion C + 3 sd <= 0, the noise-aware rule, tempered
-     transitions of 100 steps to beta 0.9 after removals) for several trials from each starting model,
+     transitions of 100 steps to beta 0.9 after removals; no settling, as in the paper) for several trials from
+     each starting model,
   4. run it once with every default (a 10-rung parallel-tempering ladder, log Z tracked) to follow the tracked
      log Z across removals against the exact one,
   5. train RBMs from scratch at the trials' final sizes with the starting models' recipe (--scratch-seeds seeds),
@@ -122,7 +123,8 @@ def main():
             source = ["--model", starts[gibbs]]
         run([binary, "prune", *source, "--steps", str(steps), "--seed", str(100 * gibbs + index),
              "--gibbs", str(gibbs), "--label", label, "--trace", trace, "--events", events,
-             "--checkpoint", checkpoint, "--checkpoint-every", "50000", "--model-out", path(f"{label}.zeta"), *extra],
+             "--checkpoint", checkpoint, "--checkpoint-every", "50000", "--model-out", path(f"{label}.zeta"),
+             "--settle-max-sweeps", "0", *extra],
             log)
         return label
 

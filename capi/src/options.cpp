@@ -164,6 +164,7 @@ PrunerConfig pruner_config(const zeta_options* o) {
     c.chains = static_cast<int>(o->get("prune_chains"));
     c.tempered_steps = static_cast<int>(o->get("prune_tempered_steps"));
     c.burn_in = static_cast<int>(o->get("prune_burn_in"));
+    c.settle_max_sweeps = static_cast<int>(o->get("prune_settle_max_sweeps"));
     c.tempered_beta_min = o->get("prune_tempered_beta_min");
     c.n_temperatures = static_cast<int>(o->get("n_temperatures"));
     c.tempering = static_cast<Tempering>(static_cast<int>(o->get("tempering")));

@@ -100,6 +100,14 @@ ZETA_API zeta_status zeta_pruner_steps(const zeta_pruner* pruner, int64_t* steps
   });
 }
 
+ZETA_API zeta_status zeta_pruner_settling(const zeta_pruner* pruner, int64_t* sweeps, int32_t* settled) {
+  return guard(__func__, [&] {
+    need(pruner, "pruner");
+    if (sweeps != nullptr) *sweeps = pruner->pruner.burn_in_sweeps();
+    if (settled != nullptr) *settled = pruner->pruner.settled();
+  });
+}
+
 ZETA_API zeta_status zeta_pruner_log_z(const zeta_pruner* pruner, double* mean, double* std_dev) {
   return guard(__func__, [&] {
     need(pruner, "pruner");

@@ -157,6 +157,7 @@ std::string differences(const zeta::PrunerConfig& a, const zeta::PrunerConfig& b
   FIELD(a, b, chains, d);
   FIELD(a, b, tempered_steps, d);
   FIELD(a, b, burn_in, d);
+  FIELD(a, b, settle_max_sweeps, d);
   FIELD(a, b, tempered_beta_min, d);
   FIELD(a, b, n_temperatures, d);
   FIELD(a, b, tempering, d);

@@ -336,8 +336,8 @@ static void test_pruner_bad_input(void) {
   zeta_pruner *pruner = NULL, *none = NULL;
   zeta_options *opts = NULL;
   double costs[4], mean = 0.0, rows[6 * NV], bad[6 * NV];
-  int32_t removed = -7;
-  int64_t steps = -1, size = 0;
+  int32_t removed = -7, settled = -7;
+  int64_t steps = -1, size = 0, settle_sweeps = -1;
   uint8_t *before;
   int i;
 
@@ -357,6 +357,8 @@ static void test_pruner_bad_input(void) {
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "prune_gibbs_steps", zeta_options_set(opts, "prune_gibbs_steps", 0));
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "prune_burn_in", zeta_options_set(opts, "prune_burn_in", -1));
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "prune_burn_in", zeta_options_set(opts, "prune_burn_in", 2.5));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "prune_settle_max_sweeps", zeta_options_set(opts, "prune_settle_max_sweeps", -1));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "prune_settle_max_sweeps", zeta_options_set(opts, "prune_settle_max_sweeps", 2.5));
   EXPECT_OK(zeta_options_set(opts, "learning_rate", 0.1));
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "learning_rate", zeta_pruner_new(rbm, opts, &pruner));
   CHECK(pruner == NULL);
@@ -374,8 +376,16 @@ static void test_pruner_bad_input(void) {
   CHECK(pruner == NULL);
   EXPECT_OK(zeta_pruner_new(rbm, opts, &pruner));
   zeta_options_free(opts); /* the pruner copied them */
+  EXPECT_OK(zeta_pruner_settling(pruner, &settle_sweeps, &settled));
+  CHECK(settle_sweeps == 0 && settled == -1); /* nothing known before the first step */
   EXPECT_OK(zeta_pruner_step(pruner, rows, 6, &removed));
   CHECK(removed >= 0);
+  /* Settling is on by default: checked every 10 sweeps, at most 1000. */
+  EXPECT_OK(zeta_pruner_settling(pruner, &settle_sweeps, &settled));
+  CHECK(settled == 0 || settled == 1);
+  CHECK(settle_sweeps >= 10 && settle_sweeps <= 1000 && settle_sweeps % 10 == 0);
+  EXPECT_OK(zeta_pruner_settling(pruner, NULL, NULL));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "pruner", zeta_pruner_settling(NULL, &settle_sweeps, &settled));
 
   /* Every call on bad input fails clearly and changes nothing. */
   before = model_bytes(rbm, &size);

@@ -156,5 +156,11 @@ export interface OptionValues {
    * (pruners; default 0; int >= 0)
    */
   prune_burn_in?: number;
+  /**
+   * settling before the first step's costs, after prune_burn_in: half the chains restart from the batch's rows and
+   * sweeps go on until the halves from the base rates and from the data agree on every p(h_k = 0) (see
+   * zeta_pruner_settling), at most this many; 0 = off (pruners; default 1000; int >= 0)
+   */
+  prune_settle_max_sweeps?: number;
   [key: string]: number | boolean | undefined;
 }

@@ -1,6 +1,6 @@
 // pruner.js — removal of hidden units from a trained RBM (zeta_pruner_*), with log Z tracked across it.
 import {
-  Handle, check, copyOutF64, mod, outEstimate, outI64, outPtr, readI32, toInt, withOptions, withProgress, withScope,
+  Handle, check, copyOutF64, mod, outEstimate, outI32, outI64, outPtr, readI32, toInt, withOptions, withProgress, withScope,
 } from './runtime.js';
 import { rowsArg } from './data.js';
 import { Rbm } from './rbm.js';
@@ -66,6 +66,18 @@ export class Pruner extends Handle {
   get steps() {
     const p = this._check();
     return outI64((out) => mod()._zeta_pruner_steps(p, out));
+  }
+  /** Sweeps run before the first step's costs (prune_burn_in plus settling). */
+  get settlingSweeps() {
+    const p = this._check();
+    return outI64((out) => mod()._zeta_pruner_settling(p, out, 0));
+  }
+  /** 1: the chains from the base rates and from the data agreed before the first costs; 0: not within
+   *  prune_settle_max_sweeps (the costs rest on chains not at equilibrium); -1: not known (before the first step,
+   *  or settling off). */
+  get settled() {
+    const p = this._check();
+    return outI32((out) => mod()._zeta_pruner_settling(p, 0, out));
   }
   /** Tracked log Z of the model as the last step left it: {mean, stdDev}. */
   logZ() {

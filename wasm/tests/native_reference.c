@@ -9,8 +9,8 @@
  *   trained: that model after 30 SML-PT updates (batch 50, lr 0.05, 5 temperatures x 4 chains, seed 5,
  *            double precision): tracked log Z (mean, sd), exact log Z, swap rates; 2 samples of 3 sweeps.
  *   pruned:  the small model without hidden unit 3: exact removal costs against the 4 rows; then 5 steps of a
- *            pruner (prune_chains 50, n_temperatures 3, prune_tempered_steps 10, prune_burn_in 0, double precision,
- *            seed 7) on batches of those rows: hidden units left, the last step's costs and standard errors,
+ *            pruner (prune_chains 50, n_temperatures 3, prune_tempered_steps 10, prune_burn_in 0,
+ *            prune_settle_max_sweeps 0, double precision, seed 7) on batches of those rows: hidden units left, the last step's costs and standard errors,
  *            tracked log Z (mean, sd).
  *   darn:    784 x 10 DARN (seed 9, darn_learning_rate 1e-3, double precision) after one epoch over the first 500
  *            training rows in mini-batches of 100: exact log p(x), importance-sampled log p(x) (100 samples, seed
@@ -83,6 +83,7 @@ int main(int argc, char **argv) {
     CHECK(zeta_options_set(prune_opts, "prune_tempered_steps", 10));
     /* no burn-in: products rounded differently (OpenBLAS here, Eigen in wasm) flip a draw within 1,000 sweeps */
     CHECK(zeta_options_set(prune_opts, "prune_burn_in", 0));
+    CHECK(zeta_options_set(prune_opts, "prune_settle_max_sweeps", 0));
     CHECK(zeta_options_set(prune_opts, "single_precision", 0));
     CHECK(zeta_options_set(prune_opts, "seed", 7));
     CHECK(zeta_pruner_new(pruned, prune_opts, &pruner));

@@ -60,7 +60,7 @@ function referenceCases() {
   const pruned = rbm.clone().removeHidden(3);
   out.pruned_exact_costs = Array.from(pruned.removalCostsExact(v));
   const pruner = new Pruner(pruned, { prune_chains: 50, n_temperatures: 3, prune_tempered_steps: 10,
-                                      prune_burn_in: 0, single_precision: 0, seed: 7 });
+                                      prune_burn_in: 0, prune_settle_max_sweeps: 0, single_precision: 0, seed: 7 });
   pruner.run(v, { batchSize: 4, steps: 5 });
   out.pruned_n_hidden = [pruned.nHidden];
   const { costs, stdErrs } = pruner.costs();
@@ -369,6 +369,8 @@ test('pruner: removes a hurting unit, follows removeHidden, reports progress, ca
   const pruner = new Pruner(rbm, { prune_chains: 200, prune_gibbs_steps: 20, n_temperatures: 3,
                                    prune_tempered_steps: 10, seed: 2 });
   assert.ok(Number.isNaN(pruner.costs().costs[0]), 'costs unknown before the first step');
+  assert.equal(pruner.settled, -1, 'settling unknown before the first step');
+  assert.equal(pruner.settlingSweeps, 0);
   expectZetaError(() => pruner.step(new Float64Array(9).fill(0.5)), 'ZETA_ERR_ARGUMENT', 'binary');
   expectZetaError(() => pruner.run(data, { batchSize: 0 }), 'ZETA_ERR_ARGUMENT', 'batch_size');
   assert.deepEqual(rbm.toBytes(), before, 'failed calls left the model as it was');
@@ -376,6 +378,8 @@ test('pruner: removes a hurting unit, follows removeHidden, reports progress, ca
   let removed = 0;
   while (removed === 0 && pruner.steps < 20) removed = pruner.step(data);
   assert.ok(removed >= 1 && rbm.nHidden === 3 - removed, `removed ${removed} in ${pruner.steps} steps, ${rbm.nHidden} left`);
+  assert.ok(pruner.settled === 0 || pruner.settled === 1, `settled ${pruner.settled}`);
+  assert.ok(pruner.settlingSweeps >= 10 && pruner.settlingSweeps % 10 === 0, `${pruner.settlingSweeps} sweeps`);
   const stepsBefore = pruner.steps;
   assert.equal(pruner.costs().costs.length, rbm.nHidden);
   const seen = [];

@@ -98,6 +98,30 @@ public sealed class Pruner : Handle {
     }
   }
 
+  /// <summary>Sweeps run before the first step's costs (prune_burn_in plus settling).</summary>
+  public long SettlingSweeps {
+    get {
+      lock (this) {
+        var sweeps = new long[1];
+        ZetaNative.zeta_pruner_settling(CPtr, sweeps, null);
+        return sweeps[0];
+      }
+    }
+  }
+
+  /// <summary>1: the chains from the base rates and from the data agreed before the first costs; 0: not within
+  /// prune_settle_max_sweeps (the costs rest on chains not at equilibrium); -1: not known (before the first step,
+  /// or settling off).</summary>
+  public int Settled {
+    get {
+      lock (this) {
+        var settled = new int[1];
+        ZetaNative.zeta_pruner_settling(CPtr, null, settled);
+        return settled[0];
+      }
+    }
+  }
+
   /// <summary>Tracked log Z of the model as the last step left it (posterior mean and standard deviation; before
   /// the first step the W = 0 guess with StdDev +infinity).</summary>
   public Estimate LogZ() {

@@ -421,12 +421,15 @@ public static class ZetaBindingTest {
       using (var pruner = new Pruner(rbm, o)) {
         Check(double.IsNaN(pruner.Costs()[0]) && double.IsPositiveInfinity(pruner.CostStdErrs()[0]),
               "costs unknown before the first step");
+        Check(pruner.Settled == -1 && pruner.SettlingSweeps == 0, "settling unknown before the first step");
         long seen = 0;
         pruner.Run(data, 16, 5, p => {
           seen = p.Done;
           return p.Stage == "pruning" && p.Value >= 1;
         });
         Check(seen == 5 && pruner.Steps == 5, $"5 pruning steps ({pruner.Steps})");
+        Check((pruner.Settled == 0 || pruner.Settled == 1) && pruner.SettlingSweeps >= 10,
+              $"settled ({pruner.Settled}) in {pruner.SettlingSweeps} sweeps by default");
         Check(rbm.NHidden == reference["pruner_costs"].Length && rbm.Weights().Length == NV * rbm.NHidden,
               $"the Rbm's shape follows the pruner ({rbm.NHidden} units)");
         Check(SameBits(pruner.Costs(), reference["pruner_costs"]) &&

@@ -460,12 +460,15 @@ public final class ZetaBindingTest {
       try (Pruner pruner = new Pruner(rbm, o)) {
         check(Double.isNaN(pruner.costs()[0]) && pruner.costStdErrs()[0] == Double.POSITIVE_INFINITY,
               "costs unknown before the first step");
+        check(pruner.settled() == -1 && pruner.settlingSweeps() == 0, "settling unknown before the first step");
         long[] seen = {0};
         pruner.run(data, 16, 5, p -> {
           seen[0] = p.done();
           return "pruning".equals(p.stage()) && p.value() >= 1;
         });
         check(seen[0] == 5 && pruner.steps() == 5, "5 pruning steps (" + pruner.steps() + ")");
+        check((pruner.settled() == 0 || pruner.settled() == 1) && pruner.settlingSweeps() >= 10,
+              "settled (" + pruner.settled() + ") in " + pruner.settlingSweeps() + " sweeps by default");
         check(rbm.nHidden() == ref.get("pruner_costs").length && rbm.weights().length == NV * rbm.nHidden(),
               "the Rbm's shape follows the pruner (" + rbm.nHidden() + " units)");
         check(sameBits(pruner.costs(), ref.get("pruner_costs"))

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <memory>
@@ -19,6 +20,17 @@ namespace zeta {
 namespace {
 
 double normal_cdf(double t) { return 0.5 * std::erfc(-t / std::sqrt(2.0)); }
+
+// z such that P(|Z| > z) = alpha / tests for a standard normal Z (bisection: called once per pruner).
+double two_sided_bonferroni_bound(double alpha, int tests) {
+  const double tail = alpha / (2.0 * std::max(tests, 1));
+  double lo = 0.0, hi = 40.0;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (normal_cdf(-mid) > tail ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
 
 // Unbiased variance of the mean of n values with the given mean and mean square (0 for a single value).
 double variance_of_mean(double mean, double mean_square, double n) {
@@ -333,6 +345,8 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     follow_outside_changes();
     if (!burned_in_) {
       for (int sweep = 0; sweep < cfg.burn_in; ++sweep) sampler_->sweep(params_, 1, rng_);
+      o.burn_in_sweeps_ = cfg.burn_in;
+      settle(batch);
       burned_in_ = true;
     }
     sampler_->sweep(params_, cfg.gibbs_steps, rng_);
@@ -416,6 +430,50 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     sampler_->invalidate();
     synced_revision_ = rbm.revision;
     owner_.restart_tracker();
+  }
+
+  // See PrunerConfig::settle_max_sweeps.
+  void settle(const MatrixD& batch) {
+    Pruner& o = owner_;
+    const PrunerConfig& cfg = o.config_;
+    const Eigen::Index n = sampler_->chains_per_temperature();
+    const Eigen::Index half = n / 2;
+    if (cfg.settle_max_sweeps <= 0 || half < 2 || batch.rows() == 0) return;
+    Mat<S> chains = sampler_->chains();
+    for (int i = 0; i < sampler_->n_temperatures(); ++i)
+      for (Eigen::Index r = half; r < n; ++r)
+        chains.row(i * n + r) = batch.row((r - half) % batch.rows()).template cast<S>();
+    sampler_->set_chains(chains);
+    sampler_->refresh(params_);
+    const double bound = two_sided_bonferroni_bound(0.05, static_cast<int>(o.rbm_.n_hidden()));
+    int swept = 0;
+    while (swept < cfg.settle_max_sweeps) {
+      const int block = std::min(Pruner::kSettleCheckEvery, cfg.settle_max_sweeps - swept);
+      for (int sweep = 0; sweep < block; ++sweep) sampler_->sweep(params_, 1, rng_);
+      swept += block;
+      o.settle_max_z_ = halves_max_z(half);
+      if (o.settle_max_z_ <= bound) break;
+    }
+    o.burn_in_sweeps_ += swept;
+    o.settled_ = o.settle_max_z_ <= bound ? 1 : 0;
+  }
+
+  // The largest |Welch z| over the units between the β = 1 chains [0, half) and [half, 2 half) on the mean of
+  // σ(−x_k), the term of p(h_k = 0) the costs take from the chains.
+  double halves_max_z(Eigen::Index half) const {
+    const MatrixD off = (-sampler_->block_preactivations(0).template cast<double>().array()).logistic().matrix();
+    double max_z = 0.0;
+    for (Eigen::Index k = 0; k < off.cols(); ++k) {
+      const auto a = off.col(k).head(half).array(), b = off.col(k).segment(half, half).array();
+      const double mean_a = a.mean(), mean_b = b.mean();
+      const double var_a = (a - mean_a).square().sum() / static_cast<double>(half - 1);
+      const double var_b = (b - mean_b).square().sum() / static_cast<double>(half - 1);
+      const double se = std::sqrt((var_a + var_b) / static_cast<double>(half));
+      const double diff = std::abs(mean_a - mean_b);
+      const double z = diff == 0.0 ? 0.0 : diff / se;  // se 0 with different means: +inf, not settled
+      max_z = std::max(max_z, z);
+    }
+    return max_z;
   }
 
   RemovalCostEstimate model_costs(const MatrixD& data_pre) const {
@@ -549,6 +607,7 @@ Pruner::Pruner(Rbm& rbm, const PrunerConfig& config, const TrackerConfig& tracke
   require(config.gibbs_steps >= 1, "prune gibbs_steps must be at least 1");
   require(config.chains >= 2, "pruning needs at least 2 chains (for standard errors)");
   require(config.burn_in >= 0, "prune burn_in must be >= 0");
+  require(config.settle_max_sweeps >= 0, "prune settle_max_sweeps must be >= 0");
   require(config.n_temperatures >= 1, "n_temperatures must be at least 1");
   require(config.tempering == Tempering::kInteraction || config.tempering == Tempering::kFullEnergy,
           "unknown tempering family");
@@ -560,6 +619,17 @@ Pruner::Pruner(Rbm& rbm, const PrunerConfig& config, const TrackerConfig& tracke
 }
 
 Pruner::~Pruner() = default;
+
+std::string settling_warning(const Pruner& pruner) {
+  if (pruner.settled() != 0) return "";
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "the pruner's chains from the base rates and from the data still disagreed after %lld sweeps (largest "
+                "|z| over the units %.1f): the removal costs rest on chains that are not at equilibrium and may remove "
+                "units the model needs; raise prune_settle_max_sweeps (--settle-max-sweeps) or prune a smaller model",
+                static_cast<long long>(pruner.burn_in_sweeps()), pruner.settle_max_z());
+  return text;
+}
 
 void Pruner::restart_tracker() {
   if (config_.n_temperatures < 2) return;

@@ -616,24 +616,49 @@ TEST(Pruner, BurnInMakesTheFirstCostsSamplesOfTheModel) {
   Rng pick(6);
   const MatrixD data = draw_states(exact_visible_distribution(trained), 12, 1000, pick);
   const VectorD exact = removal_costs_exact(trained, data);
-  const auto first_z = [&](int burn_in) {
+  struct First {
+    VectorD z;
+    int settled;
+    std::int64_t sweeps;
+    std::string warning;
+  };
+  const auto first = [&](int burn_in, int settle_max_sweeps) {
     Rbm rbm = trained;
     PrunerConfig config;
     config.n_temperatures = 1;
     config.gibbs_steps = 1;
     config.burn_in = burn_in;
+    config.settle_max_sweeps = settle_max_sweeps;
     config.criterion = 1e9;  // no removals: only the estimates are looked at
     config.seed = 9;
     Pruner pruner(rbm, config);
+    EXPECT_EQ(pruner.settled(), -1);
     pruner.step(data);
-    return VectorD(((pruner.costs() - exact).array() / pruner.cost_std_errs().array()).matrix());
+    return First{VectorD(((pruner.costs() - exact).array() / pruner.cost_std_errs().array()).matrix()),
+                 pruner.settled(), pruner.burn_in_sweeps(), settling_warning(pruner)};
   };
-  const VectorD burned = first_z(1000);
-  const VectorD fresh = first_z(0);
-  std::printf("max |z|: %.2f after 1,000 sweeps, %.2f without\n", burned.cwiseAbs().maxCoeff(),
-              fresh.cwiseAbs().maxCoeff());
-  EXPECT_LT(burned.cwiseAbs().maxCoeff(), 4.5);
-  EXPECT_GT(fresh.cwiseAbs().maxCoeff(), 4.5);
+  const First burned = first(1000, 0);
+  const First fresh = first(0, 0);
+  const First settled = first(0, PrunerConfig{}.settle_max_sweeps);  // the default
+  const First cut_short = first(0, 1);
+  std::printf(
+      "max |z|: %.2f after 1,000 sweeps, %.2f without, %.2f settled by default in %lld sweeps, %.2f "
+      "after 1 sweep of settling\n",
+      burned.z.cwiseAbs().maxCoeff(), fresh.z.cwiseAbs().maxCoeff(), settled.z.cwiseAbs().maxCoeff(),
+      static_cast<long long>(settled.sweeps), cut_short.z.cwiseAbs().maxCoeff());
+  EXPECT_LT(burned.z.cwiseAbs().maxCoeff(), 4.5);
+  EXPECT_GT(fresh.z.cwiseAbs().maxCoeff(), 4.5);
+  EXPECT_EQ(burned.settled, -1);
+  EXPECT_EQ(burned.sweeps, 1000);
+  // By default the chains settle by themselves, well before the cap, and the first costs are samples of the model.
+  EXPECT_EQ(settled.settled, 1);
+  EXPECT_LT(settled.sweeps, PrunerConfig{}.settle_max_sweeps);
+  EXPECT_LT(settled.z.cwiseAbs().maxCoeff(), 4.5);
+  EXPECT_TRUE(settled.warning.empty());
+  // One sweep is not enough here: the halves still disagree, and the pruner says so.
+  EXPECT_EQ(cut_short.settled, 0);
+  EXPECT_EQ(cut_short.sweeps, 1);
+  EXPECT_NE(cut_short.warning.find("prune_settle_max_sweeps"), std::string::npos);
 }
 
 // With accurate gradients (many chains; a batch holding every pattern equally often, 1000 times, so the data

@@ -108,6 +108,22 @@ public final class Pruner extends Handle {
     return steps[0];
   }
 
+  /** Sweeps run before the first step's costs (prune_burn_in plus settling). */
+  public synchronized long settlingSweeps() {
+    long[] sweeps = new long[1];
+    ZetaNative.zeta_pruner_settling(cptr(), sweeps, null);
+    return sweeps[0];
+  }
+
+  /** 1: the chains from the base rates and from the data agreed before the first costs; 0: not within
+   *  prune_settle_max_sweeps (the costs rest on chains not at equilibrium); -1: not known (before the first step,
+   *  or settling off). */
+  public synchronized int settled() {
+    int[] settled = new int[1];
+    ZetaNative.zeta_pruner_settling(cptr(), null, settled);
+    return settled[0];
+  }
+
   /** Tracked log Z of the model as the last step left it (posterior mean and standard deviation; before the first
    *  step the W = 0 guess with stdDev +infinity). */
   public synchronized Estimate logZ() {

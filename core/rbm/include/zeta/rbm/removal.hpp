@@ -18,7 +18,9 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "zeta/base/progress.hpp"
@@ -100,7 +102,14 @@ struct PrunerConfig {
   // Sweeps of every rung's chains (each followed by a round of swaps), the model held fixed, before the first step
   // estimates any cost: the chains start at the base rates, far from a trained model's distribution, and costs
   // from them would remove units that the model needs. Not applied to chains given by set_chains.
-  int burn_in = 0;  // off by default: 1,000 sweeps made the test suite's pruners 10-30x slower
+  int burn_in = 0;  // off by default: settling (below) stops when the chains have forgotten their start
+  // Settling, after burn_in and before the first costs: the second half of every rung's chains restarts from the
+  // first batch's rows, and sweeps go on, in blocks of kSettleCheckEvery, until the chains from the base rates and
+  // those from the data agree on every unit's p(h_k = 0) at β = 1 (|Welch z| of the two halves' means of
+  // σ(−x_k) within the two-sided 5% Bonferroni bound over the units), or until settle_max_sweeps sweeps have
+  // passed: then settled() is 0 and the costs rest on chains that still remember their start. 0 = off (as are
+  // chains given by set_chains, and fewer than 4 chains).
+  int settle_max_sweeps = 1000;
   // Tempered transition applied to the chains of every rung after a removal: its levels run from the rung's β
   // down to β·tempered_beta_min in tempered_steps steps and back (the paper: 100 steps to 0.9).
   int tempered_steps = 100;
@@ -156,6 +165,13 @@ class Pruner {
   const PrunerStepInfo& last_step() const { return last_; }
   std::int64_t steps() const { return steps_; }
   std::int64_t removals() const { return removals_; }
+  // Settling before the first costs: sweeps run before them (burn_in plus settling), whether the two halves of
+  // the chains met (1), did not within settle_max_sweeps (0), or nothing is known (−1: before the first step,
+  // settling off, or chains given), and the last check's largest |z| over the units (NaN when not checked).
+  static constexpr int kSettleCheckEvery = 10;
+  std::int64_t burn_in_sweeps() const { return burn_in_sweeps_; }
+  int settled() const { return settled_; }
+  double settle_max_z() const { return settle_max_z_; }
 
   // Tracked log Z (β = 1) of the current model: needs n_temperatures ≥ 2, else Error(kUnsupported). Before the
   // first step: the closed-form guess for W = 0, with sd +inf.
@@ -186,8 +202,15 @@ class Pruner {
   std::unique_ptr<LogZTracker> tracker_;
   std::int64_t steps_ = 0;
   std::int64_t removals_ = 0;
+  std::int64_t burn_in_sweeps_ = 0;
+  int settled_ = -1;
+  double settle_max_z_ = std::numeric_limits<double>::quiet_NaN();
   VectorD costs_, cost_std_errs_;
   PrunerStepInfo last_;
 };
+
+// The warning for a pruner whose chains did not settle before its first costs (settled() == 0), in words with
+// what to try; "" otherwise.
+std::string settling_warning(const Pruner& pruner);
 
 }  // namespace zeta
