@@ -179,6 +179,11 @@ export class Pruner implements Disposable {
   /** The last step's costs C_k and standard errors (NaN / Infinity before the first step). */
   costs(): { costs: Float64Array; stdErrs: Float64Array };
   readonly steps: number;
+  /** Sweeps run before the first step's costs (prune_burn_in plus settling). */
+  readonly settlingSweeps: number;
+  /** 1: the chains from the base rates and from the data agreed before the first costs; 0: not within
+   *  prune_settle_max_sweeps (the costs rest on chains not at equilibrium); -1: not known. */
+  readonly settled: number;
   /** Tracked log Z of the model as the last step left it. */
   logZ(): { mean: number; stdDev: number };
   dispose(): void;
