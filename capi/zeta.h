@@ -181,8 +181,9 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *   method                 2      0,1,2     negative phase: 0 CD-k, 1 PCD-k, 2 parallel tempering (SML-PT);
  *                                           log Z tracking needs 2
  *   gibbs_steps            1      int >= 1  k: Gibbs sweeps per update
- *   n_temperatures         10     int >= 2  PT ladder size M (ignored by CD/PCD); a pruner's ladder feeds its log
- *                                           Z tracker
+ *   n_temperatures         10     int >= 1  PT ladder size M (PT needs >= 2; ignored by CD/PCD); a pruner's ladder
+ *                                           feeds its log Z tracker, and 1 gives it the paper's plain chains (log
+ *                                           Z tracked once anchored: zeta_pruner_anchor_log_z)
  *   chains_per_temperature 10     int >= 1  persistent chains per temperature (PCD: number of chains)
  *   tempering              0      0,1       0: temper the interaction only (b untempered); 1: the full energy
  *   adaptive_tempering     0      0,1       move the PT ladder to maximise the replicas' round-trip flow
@@ -391,7 +392,7 @@ typedef struct zeta_pruner zeta_pruner;
  * log Z, likelihoods); changing it (zeta_rbm_set_params, zeta_rbm_remove_hidden) is allowed: the pruner keeps its
  * chains, follows the new size and restarts its tracker at its next step. opts (may be NULL: every default) is
  * read for the prune_* keys, n_temperatures (the parallel-tempering ladder whose chains feed the tracker; its
- * beta = 1 chains are the model samples), tempering (the ladder's and the tempered transitions' family),
+ * beta = 1 chains are the model samples; 1 = plain chains as in the paper, tracked once anchored), tempering (the ladder's and the tempered transitions' family),
  * single_precision, tracker_sigma_b2 and seed (the pruner's generator); opts is copied. A set key of another kind
  * of handle gives ZETA_ERR_ARGUMENT. Cost O(n_v n_h + M N n_v), N = prune_chains. */
 ZETA_API zeta_status zeta_pruner_new(zeta_rbm *rbm, const zeta_options *opts, zeta_pruner **out);
@@ -420,7 +421,8 @@ ZETA_API zeta_status zeta_pruner_steps(const zeta_pruner *pruner, int64_t *steps
  * NULL). Before the first step the tracker knows only log Z at beta 0: mean is the closed-form guess for W = 0
  * and std_dev is +inf, until the first step that updates the parameters (a step that only removes units shifts
  * the guess). On the tests' 9 x 10 Bars-and-Stripes models it is within its error bars of exact log Z after 40
- * steps. O(1). */
+ * steps. A single rung (n_temperatures 1) tracks only once anchored (zeta_pruner_anchor_log_z); before that,
+ * ZETA_ERR_UNSUPPORTED. O(1). */
 ZETA_API zeta_status zeta_pruner_log_z(const zeta_pruner *pruner, double *mean, double *std_dev);
 /* Settling before the first step's costs (prune_settle_max_sweeps): *sweeps (may be NULL) gets the sweeps run
  * before them (prune_burn_in plus settling); *settled (may be NULL) gets 1 when the chains started from the base
@@ -429,6 +431,17 @@ ZETA_API zeta_status zeta_pruner_log_z(const zeta_pruner *pruner, double *mean, 
  * remember where they started, and removals may be wrong: raise the key or lower the model's size), -1 before
  * the first step or when settling is off. The CLI warns on 0. O(1). */
 ZETA_API zeta_status zeta_pruner_settling(const zeta_pruner *pruner, int64_t *sweeps, int32_t *settled);
+/* Log Z tracking for a single rung (n_temperatures 1, the paper's plain chains), whose pruner has no ladder to
+ * track with: mean and std_dev (> 0) are an independent estimate of log Z of the model as it is now, e.g. from
+ * zeta_rbm_log_z_ais (its log_z and std_err). From then on each update's importance weights and each removal's
+ * estimated log p(h_k = 0) carry it, and zeta_pruner_log_z reports it. For models whose ladder cannot bridge
+ * from beta 0 (at 784 x 500 the rungs lie hundreds of nats apart). Nothing corrects the carried value: it
+ * inherits the chains' view of the model (a mode they never visit is missing from each removal's shift), and its
+ * std_dev covers the weights' noise but not a slow drift (about 4 sd after 10,000 steps on Bars-and-Stripes),
+ * so check it with AIS at checkpoints. ZETA_ERR_UNSUPPORTED with a ladder (n_temperatures >= 2: its tracker is
+ * pinned at beta 0); ZETA_ERR_ARGUMENT for a non-finite mean or std_dev <= 0. A change made to the RBM outside
+ * the pruner drops the anchor. O(1). */
+ZETA_API zeta_status zeta_pruner_anchor_log_z(zeta_pruner *pruner, double mean, double std_dev);
 
 /* ---------------------------------------------------------------------------------------------------------
  * The data set compiled into zeta: binarised Fashion-MNIST (28 x 28 = 784 columns of 0.0/1.0), 3000 training

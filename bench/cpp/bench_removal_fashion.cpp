@@ -6,7 +6,7 @@
 //                         --gibbs 1 --chains 1000 --temperatures 10 --rule noise-aware|naive --cost exact|first-order
 //                         --rate 1e-2 --tempered-steps 100 --tempered-beta-min 0.9 --float 1 --seed 1
 //                         --every 100 --eval-rows 10000 --label L --trace T.csv --events E.csv
-//                         --ais-every 0 --ais-runs 100 --ais-betas 10000
+//                         --ais-every 0 --ais-runs 100 --ais-betas 10000 --anchor-ais 1
 //                         --checkpoint P --checkpoint-every 10000 --resume P --model-out OUT.zeta]
 //
 //   bench_removal_fashion train --hidden 500 --steps 200000 [--data fashion|default --batch 1000 --gibbs 1
@@ -274,6 +274,13 @@ int prune(const Args& a) {
   if (rbm.n_visible() != train.x.cols()) throw std::runtime_error("the model does not match the data's width");
   zeta::Pruner pruner(rbm, config);
   if (resume_chains.rows() > 0) pruner.set_chains(resume_chains);
+  if (config.n_temperatures == 1 && get(a, "anchor-ais", "1") != "0") {
+    // One rung has no ladder: its tracked log Z starts from AIS of the starting (or resumed) model.
+    ais.seed = static_cast<std::uint64_t>(done) + 1;
+    const zeta::AisResult r = removal_bench::checked_ais(rbm, ais, done);
+    pruner.anchor_log_z(r.log_z, std::max(r.std_err, 1e-6));
+    std::fprintf(stderr, "log Z anchored at AIS %.4f +- %.4f (step %ld)\n", r.log_z, r.std_err, done);
+  }
   zeta::Rng batch_rng(batch_seed);
   MatrixD batch(batch_rows, train.x.cols());
 
@@ -363,6 +370,9 @@ int main(int argc, char** argv) {
   add_flag(app, args, "label", "the label of the output rows (default prune)");
   add_flag(app, args, "trace", "trace CSV appended to");
   add_flag(app, args, "events", "removal events CSV appended to");
+  add_flag(app, args, "anchor-ais",
+           "prune with --temperatures 1: anchor the tracked log Z at AIS of the starting model (1, default) or not (0)",
+           removal_bench::kInt);
   add_flag(app, args, "ais-every", "AIS estimate of log Z every this many steps (0 = never)", removal_bench::kLong);
   add_flag(app, args, "ais-runs", "AIS runs (default 100)", removal_bench::kInt);
   add_flag(app, args, "ais-betas", "AIS temperatures (default 10000)", removal_bench::kInt);

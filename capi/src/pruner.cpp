@@ -100,6 +100,13 @@ ZETA_API zeta_status zeta_pruner_steps(const zeta_pruner* pruner, int64_t* steps
   });
 }
 
+ZETA_API zeta_status zeta_pruner_anchor_log_z(zeta_pruner* pruner, double mean, double std_dev) {
+  return guard(__func__, [&] {
+    need(pruner, "pruner");
+    pruner->pruner.anchor_log_z(mean, std_dev);
+  });
+}
+
 ZETA_API zeta_status zeta_pruner_settling(const zeta_pruner* pruner, int64_t* sweeps, int32_t* settled) {
   return guard(__func__, [&] {
     need(pruner, "pruner");

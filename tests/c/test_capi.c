@@ -496,7 +496,7 @@ static void test_options(void) {
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "learning_rate", zeta_options_set(opts, "learning_rate", 0.0));
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "learning_rate", zeta_options_set(opts, "learning_rate", -1.0));
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "integer", zeta_options_set(opts, "n_temperatures", 4.5));
-  EXPECT_ERR(ZETA_ERR_ARGUMENT, "n_temperatures", zeta_options_set(opts, "n_temperatures", 1));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "n_temperatures", zeta_options_set(opts, "n_temperatures", 0));
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "gibbs_steps", zeta_options_set(opts, "gibbs_steps", 0));
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "chains_per_temperature", zeta_options_set(opts, "chains_per_temperature", -2));
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "adaptive_tempering", zeta_options_set(opts, "adaptive_tempering", 2));
@@ -561,6 +561,13 @@ static void test_trainer_data_moves(void) {
   EXPECT_OK(zeta_options_set(opts, "method", 0));
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "persistent", zeta_trainer_new(rbm, opts, &trainer));
   CHECK(trainer == NULL);
+  { /* one temperature is a pruner's plain chains; parallel tempering refuses it */
+    zeta_options *pt = trainer_options(2);
+    EXPECT_OK(zeta_options_set(pt, "n_temperatures", 1));
+    EXPECT_ERR(ZETA_ERR_ARGUMENT, "n_temperatures", zeta_trainer_new(rbm, pt, &trainer));
+    CHECK(trainer == NULL);
+    zeta_options_free(pt);
+  }
   { /* the default (data moves on) is no error for CD, which has no chains to move */
     zeta_options *cd = trainer_options(0);
     EXPECT_OK(zeta_trainer_new(rbm, cd, &trainer));

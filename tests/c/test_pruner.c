@@ -3,7 +3,8 @@
  * pruner with every default removes the units added to hurt a Bars-and-Stripes model within its first steps and
  * keeps the rest; its tracked log Z against the exact one; every class of bad input (status, a message naming the
  * argument, the RBM and the pruner left as they were); cancellation; a pruner following changes made outside it;
- * a trainer refusing to step on an RBM that lost a unit. Writes no files. */
+ * a trainer refusing to step on an RBM that lost a unit; a single rung's log Z anchored at an estimate. Writes no
+ * files. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -447,11 +448,49 @@ static void test_trainer_after_removal(void) {
   zeta_rbm_free(rbm);
 }
 
+/* A single rung has no ladder: log Z is unknown until anchored at an estimate, which the updates then carry. */
+static void test_anchor(void) {
+  zeta_rbm *rbm = trained_bars_and_stripes();
+  zeta_pruner *pruner = NULL, *ladder = NULL;
+  zeta_options *opts = NULL;
+  double exact = 0.0, mean = 0.0, sd = 0.0;
+  int s;
+
+  EXPECT_OK(zeta_options_new(&opts));
+  EXPECT_OK(zeta_options_set(opts, "n_temperatures", 1));
+  EXPECT_OK(zeta_options_set(opts, "seed", 5));
+  EXPECT_OK(zeta_pruner_new(rbm, opts, &pruner));
+  zeta_options_free(opts);
+  EXPECT_ERR(ZETA_ERR_UNSUPPORTED, "anchor", zeta_pruner_log_z(pruner, &mean, &sd));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "pruner", zeta_pruner_anchor_log_z(NULL, 1.0, 0.1));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "standard deviation", zeta_pruner_anchor_log_z(pruner, 1.0, 0.0));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "standard deviation", zeta_pruner_anchor_log_z(pruner, 1.0, -1.0));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "finite", zeta_pruner_anchor_log_z(pruner, NAN, 0.1));
+  EXPECT_ERR(ZETA_ERR_UNSUPPORTED, "anchor", zeta_pruner_log_z(pruner, &mean, &sd)); /* the failures set nothing */
+  EXPECT_OK(zeta_rbm_log_z_exact(rbm, &exact));
+  EXPECT_OK(zeta_pruner_anchor_log_z(pruner, exact, 0.01));
+  EXPECT_OK(zeta_pruner_log_z(pruner, &mean, &sd));
+  CHECK(mean == exact && fabs(sd - 0.01) < 1e-12);
+  for (s = 0; s < 20; ++s) EXPECT_OK(zeta_pruner_step(pruner, g_batch, BATCH, NULL));
+  EXPECT_OK(zeta_pruner_log_z(pruner, &mean, &sd));
+  EXPECT_OK(zeta_rbm_log_z_exact(rbm, &exact));
+  printf("anchored single rung after 20 steps: tracked %.4f +- %.4f, exact %.4f\n", mean, sd, exact);
+  CHECK(fabs(mean - exact) < 4.0 * sd);
+  zeta_pruner_free(pruner);
+
+  /* A ladder's tracker is pinned at beta 0: no anchor. */
+  EXPECT_OK(zeta_pruner_new(rbm, NULL, &ladder));
+  EXPECT_ERR(ZETA_ERR_UNSUPPORTED, "single rung", zeta_pruner_anchor_log_z(ladder, exact, 0.01));
+  zeta_pruner_free(ladder);
+  zeta_rbm_free(rbm);
+}
+
 int main(void) {
   make_patterns();
   test_exact_costs();
   test_pruner_bad_input();
   test_trainer_after_removal();
   test_pruner_defaults();
+  test_anchor();
   return TEST_SUMMARY("test_pruner");
 }

@@ -2,7 +2,8 @@
 """zeta prune end to end: train a Bars-and-Stripes 3x3 RBM with `zeta train`, add a hidden unit that hurts it (on
 for one visible state away from every pattern, adding about the model's whole mass there), and check that
 `zeta prune` with its defaults removes that unit in its first steps, keeps the others, brings the exact KL back
-down, and writes the CSV, the plot and a loadable smaller model. Standard library only.
+down, and writes the CSV, the plot and a loadable smaller model; and that with one rung (--temperatures 1) the
+tracked log Z, anchored at the exact one, follows the updates. Standard library only.
 
     prune_hurting_unit.py ZETA OUT_DIR
 """
@@ -50,8 +51,13 @@ def softplus(x):
     return x + math.log1p(math.exp(-x)) if x > 0 else math.log1p(math.exp(x))
 
 
-def log_p_all(nv, nh, W, b, c):
-    """log p(v) of every visible state v (bit i of the index = unit i), by enumeration."""
+def log_z_of(path):
+    nv, nh, W, b, c, _ = read_rbm(path)
+    return log_p_all(nv, nh, W, b, c, want_log_z=True)
+
+
+def log_p_all(nv, nh, W, b, c, want_log_z=False):
+    """log p(v) of every visible state v (bit i of the index = unit i), by enumeration (or log Z)."""
     neg_f = []
     for s in range(1 << nv):
         v = [(s >> i) & 1 for i in range(nv)]
@@ -61,7 +67,7 @@ def log_p_all(nv, nh, W, b, c):
         neg_f.append(value)
     top = max(neg_f)
     log_z = top + math.log(sum(math.exp(x - top) for x in neg_f))
-    return [x - log_z for x in neg_f]
+    return log_z if want_log_z else [x - log_z for x in neg_f]
 
 
 def main():
@@ -105,6 +111,18 @@ def main():
         failures.append("the plot has no hidden-unit panel")
     if read_rbm(pruned)[1] != nh:
         failures.append("the written model does not have the remaining units")
+
+    # One rung (the paper's plain chains): the tracked log Z starts from the exact one (--anchor auto) and follows
+    # the updates.
+    single = out / "prune_bas_single.zeta"
+    subprocess.run([zeta, "prune", str(trained), "--data", "bas:3", "--steps", "100", "--every", "10",
+                    "--temperatures", "1", "--csv", str(out / "prune_single.csv"), "-o", str(single), "--quiet"],
+                   check=True)
+    last = list(csv.DictReader((out / "prune_single.csv").open()))[-1]
+    tracked, sd, exact = float(last["tracked_log_z"]), float(last["tracked_sd"]), log_z_of(single)
+    print(f"one rung, anchored: tracked log Z {tracked:.4f} +- {sd:.4f}, exact {exact:.4f}")
+    if not (math.isfinite(tracked) and 0 < sd and abs(tracked - exact) <= 4 * sd):
+        failures.append(f"one rung: tracked log Z {tracked} +- {sd} against exact {exact}")
     for f in failures:
         print("FAILED:", f)
     if failures:

@@ -18,8 +18,9 @@ export interface OptionValues {
   /** k: Gibbs sweeps per update (trainer; default 1; int >= 1) */
   gibbs_steps?: number;
   /**
-   * PT ladder size M (ignored by CD/PCD); a pruner's ladder feeds its log Z tracker
-   * (trainer and pruners; default 10; int >= 2)
+   * PT ladder size M (PT needs >= 2; ignored by CD/PCD); a pruner's ladder feeds its log Z tracker, and 1 gives it
+   * the paper's plain chains (log Z tracked once anchored: zeta_pruner_anchor_log_z)
+   * (trainer and pruners; default 10; int >= 1)
    */
   n_temperatures?: number;
   /** persistent chains per temperature (PCD: number of chains) (trainer; default 10; int >= 1) */

@@ -67,6 +67,13 @@ export class Pruner extends Handle {
     const p = this._check();
     return outI64((out) => mod()._zeta_pruner_steps(p, out));
   }
+  /** Anchors a single rung's (n_temperatures 1) log Z tracking at an independent estimate of log Z of the model as
+   *  it is now (e.g. rbm.logZAis()); the updates and removals then carry it (zeta_pruner_anchor_log_z). */
+  anchorLogZ(mean, stdDev) {
+    const p = this._check();
+    check(mod()._zeta_pruner_anchor_log_z(p, mean, stdDev));
+    return this;
+  }
   /** Sweeps run before the first step's costs (prune_burn_in plus settling). */
   get settlingSweeps() {
     const p = this._check();

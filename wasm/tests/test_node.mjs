@@ -395,6 +395,13 @@ test('pruner: removes a hurting unit, follows removeHidden, reports progress, ca
   pruner.dispose();
   expectZetaError(() => new Pruner(rbm, { learning_rate: 0.1 }), 'ZETA_ERR_ARGUMENT', 'learning_rate');
   expectZetaError(() => new Options({ prune_chains: 1 }), 'ZETA_ERR_ARGUMENT', 'prune_chains');
+  // One rung: no ladder to track with, until anchored at an estimate.
+  const single = new Pruner(rbm, { n_temperatures: 1 });
+  expectZetaError(() => single.logZ(), 'ZETA_ERR_UNSUPPORTED', 'anchor');
+  expectZetaError(() => single.anchorLogZ(5, 0), 'ZETA_ERR_ARGUMENT', 'standard deviation');
+  const anchored = single.anchorLogZ(5, 0.25).logZ();
+  assert.ok(anchored.mean === 5 && Math.abs(anchored.stdDev - 0.25) < 1e-12, `anchored ${JSON.stringify(anchored)}`);
+  single.dispose();
   if (rbm.nHidden >= 2) {
     rbm.removeHidden(0);
   }

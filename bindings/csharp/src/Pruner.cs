@@ -98,6 +98,14 @@ public sealed class Pruner : Handle {
     }
   }
 
+  /// <summary>Anchors a single rung's (n_temperatures 1) log Z tracking at an independent estimate of log Z of the
+  /// model as it is now (e.g. from AIS); the updates and removals then carry it (zeta_pruner_anchor_log_z).</summary>
+  public void AnchorLogZ(double mean, double stdDev) {
+    lock (this) {
+      ZetaNative.zeta_pruner_anchor_log_z(CPtr, mean, stdDev);
+    }
+  }
+
   /// <summary>Sweeps run before the first step's costs (prune_burn_in plus settling).</summary>
   public long SettlingSweeps {
     get {

@@ -458,6 +458,15 @@ public static class ZetaBindingTest {
       SetSomeParams(rbm);
       Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "learning_rate", () => new Pruner(rbm, wrong));
       Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "prune_chains", () => new Options().Set("prune_chains", 1));
+      // One rung: no ladder to track with, until anchored at an estimate.
+      using (var one = new Options().Set("n_temperatures", 1))
+      using (var single = new Pruner(rbm, one)) {
+        Expect<ZetaException>(Status.ERR_UNSUPPORTED, "anchor", () => single.LogZ());
+        Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "standard deviation", () => single.AnchorLogZ(5.0, 0.0));
+        single.AnchorLogZ(5.0, 0.25);
+        var anchored = single.LogZ();
+        Check(anchored.Value == 5.0 && Math.Abs(anchored.StdDev - 0.25) < 1e-12, $"anchored log Z {anchored}");
+      }
 
       // RemoveHidden: the column and bias go, later units move down; the last unit stays
       double[] w = rbm.Weights(), c = rbm.HiddenBias();

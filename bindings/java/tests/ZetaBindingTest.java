@@ -497,6 +497,15 @@ public final class ZetaBindingTest {
       expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "learning_rate", () -> new Pruner(rbm, wrong));
       expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "prune_chains",
              () -> new Options().set("prune_chains", 1));
+      // One rung: no ladder to track with, until anchored at an estimate.
+      try (Options one = new Options().set("n_temperatures", 1); Pruner single = new Pruner(rbm, one)) {
+        expect(ZetaException.class, Status.ERR_UNSUPPORTED, "anchor", single::logZ);
+        expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "standard deviation",
+               () -> single.anchorLogZ(5.0, 0.0));
+        single.anchorLogZ(5.0, 0.25);
+        Estimate anchored = single.logZ();
+        check(anchored.value() == 5.0 && Math.abs(anchored.stdDev() - 0.25) < 1e-12, "anchored log Z " + anchored);
+      }
 
       // removeHidden: the column and bias go, later units move down; the last unit stays
       double[] w = rbm.weights();

@@ -59,9 +59,13 @@ LogZTracker::LogZTracker(const std::vector<double>& betas, double log_z_beta_zer
                          const std::vector<double>& initial_guess, const TrackerConfig& config, double end_variance)
     : config_(config), anchored_(end_variance > 0.0), guess_(initial_guess) {
   const auto M = static_cast<Eigen::Index>(betas.size());
-  require(M >= 2, "the tracker needs a ladder of at least 2 temperatures");
   require(std::isfinite(end_variance) && end_variance >= 0.0, "end_variance must be finite and >= 0");
-  if (anchored_)
+  carried_ = anchored_ && M == 1;
+  require(M >= 2 || carried_,
+          "the tracker needs a ladder of at least 2 temperatures, or one rung at beta 1 anchored at an estimate");
+  if (carried_)
+    require(betas.front() == 1.0, "a single anchored rung must be at beta 1");
+  else if (anchored_)
     require(betas.front() == 1.0 && betas.back() > 0.0 && betas.back() < 1.0,
             "an anchored ladder must run from beta 1 to a beta in (0, 1)");
   else
@@ -173,6 +177,7 @@ double delta_covariance(const Eigen::ArrayXd& r1, const Eigen::ArrayXd& r2) {
 void LogZTracker::condition_on_bridge(const StepObservations& obs) {
   const Eigen::Index M = n_temperatures();
   const Eigen::Index P = M - 1;
+  if (P == 0) return;  // a single rung has no bridges
   // Per pair i: log mean u_i (rung i samples), log mean v_i (rung i+1 samples); delta-method variances of both
   // and the covariance of log mean v_i with log mean u_{i+1} (both on rung i+1's chains).
   std::vector<RelativeWeights> u(static_cast<std::size_t>(P)), v(static_cast<std::size_t>(P));
@@ -289,12 +294,15 @@ void LogZTracker::predict_with_update(const StepObservations& obs) {
     const double y = log_means[i] + (config_.correct_log_mean_bias ? 0.5 * variances[i] : 0.0);
     const double var = std::max(config_.variance_inflation * config_.update_variance_inflation * tau[i] * variances[i],
                                 config_.min_observation_variance);
-    if (i == 0)
+    // b_t is identified only through the bridges down to the known end: a carried anchor has neither, and
+    // with b its variance would grow as t³ σ_b²; its update weights are taken as unbiased instead.
+    if (i == 0 && !carried_)
       add_observation(J, eta, {{i, -1.0}, {D + i, 1.0}, {D + M, 1.0}}, y, var);
     else
       add_observation(J, eta, {{i, -1.0}, {D + i, 1.0}}, y, var);
   }
-  add_observation(J, eta, {{D + M - 1, 1.0}}, obs.next_log_z_beta_zero, config_.min_observation_variance);
+  if (!carried_)  // the known β = 0 end (a carried anchor's only rung is β = 1: it moves with the update)
+    add_observation(J, eta, {{D + M - 1, 1.0}}, obs.next_log_z_beta_zero, config_.min_observation_variance);
 
   // Marginalise x_t: Schur complement of the (positive definite) old block.
   const Eigen::LDLT<MatrixD> old_block(J.topLeftCorner(D, D));
@@ -321,7 +329,8 @@ void LogZTracker::observe(const StepObservations& obs) {
               obs.upper_at_lower.size() == M - 1 && obs.upper_at_own.size() == M - 1,
           "log Z tracker: observations do not match the ladder (record_observations off, or a different M?)");
   require(std::isfinite(obs.learning_rate) && obs.learning_rate > 0.0, "log Z tracker: learning rate must be positive");
-  require(!anchored_, "log Z tracker: a filter anchored at an estimate takes bridges of a fixed model only");
+  require(!anchored_ || carried_,
+          "log Z tracker: a ladder anchored at an estimate takes bridges of a fixed model only");
   condition_on_bridge(obs);
   predict_with_update(obs);
   solve();
@@ -386,7 +395,8 @@ double LogZTracker::mean(int i) const {
 
 double LogZTracker::std_dev(int i) const {
   require(i >= 0 && i < n_temperatures(), "temperature index out of range");
-  if (updates_ == 0) return std::numeric_limits<double>::infinity();  // no bridge yet: improper
+  if (updates_ == 0)  // no bridge yet: improper, except a carried anchor's own rung (b not yet coupled to it)
+    return carried_ ? std::sqrt(1.0 / precision_(i, i)) : std::numeric_limits<double>::infinity();
   VectorD unit = VectorD::Zero(precision_.rows());
   unit[i] = 1.0;
   return std::sqrt(factor_.solve(unit)[i]);

@@ -341,7 +341,7 @@ SmlTrainer::SmlTrainer(Rbm& rbm, const TrainerConfig& config) : rbm_(rbm), confi
   tempering.chains_per_temperature = config.chains_per_temperature;
   tempering.mode = config.tempering;
   if (config.method == NegativePhase::kPT) {
-    require(config.n_temperatures >= 2, "parallel tempering needs at least 2 temperatures");
+    require(config.n_temperatures >= 2, "parallel tempering needs n_temperatures >= 2");
     tempering.betas = config.betas.empty() ? linear_ladder(config.n_temperatures) : config.betas;
     require(static_cast<int>(tempering.betas.size()) == config.n_temperatures,
             "betas must have n_temperatures entries");

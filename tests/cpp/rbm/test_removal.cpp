@@ -724,6 +724,69 @@ TEST(Pruner, OtherSettingsFindTheHurtingUnit) {
   }
 }
 
+// One rung (the paper's plain chains) has no ladder to track log Z with; anchored at an estimate, the pruner
+// carries it across its updates (importance weights) and removals (log p(h_k = 0)).
+TEST(Pruner, AnchoredSingleRungTracksLogZAcrossUpdatesAndRemovals) {
+  const MatrixD data = bars_and_stripes(3);
+  Rbm rbm = trained_bars_and_stripes(10, 5, 10000);
+  // Two units with small random weights: the chains mix over them (no isolated mode that only a ladder would
+  // find), and their costs lie near zero, so with criterion 0 they go within the run.
+  Rng noise(12);
+  const int nh = rbm.n_hidden();
+  MatrixD W(9, nh + 2);
+  W.leftCols(nh) = rbm.W;
+  VectorD c(nh + 2);
+  c.head(nh) = rbm.c;
+  for (int k = nh; k < nh + 2; ++k) {
+    for (int i = 0; i < 9; ++i) W(i, k) = 0.3 * noise.normal();
+    c[k] = -1.0;
+  }
+  rbm.W = W;
+  rbm.c = c;
+  ++rbm.revision;
+  PrunerConfig config;
+  config.n_temperatures = 1;
+  config.criterion = 0.0;  // remove at an estimated cost <= 0: removals within the run
+  config.seed = 4;
+  Pruner pruner(rbm, config);
+  EXPECT_FALSE(pruner.tracks_log_z());
+  EXPECT_THROW(pruner.log_z(), Error);
+  EXPECT_THROW(pruner.anchor_log_z(1.0, 0.0), Error);
+  EXPECT_THROW(pruner.anchor_log_z(std::nan(""), 0.1), Error);
+  const double anchor_sd = 0.01;
+  pruner.anchor_log_z(log_z_exact(rbm), anchor_sd);
+  ASSERT_TRUE(pruner.tracks_log_z());
+  EXPECT_DOUBLE_EQ(pruner.log_z(), log_z_exact(rbm));
+  EXPECT_NEAR(pruner.log_z_std_dev(), anchor_sd, 1e-12);
+  MatrixD batch(1000, 9);
+  for (Eigen::Index r = 0; r < batch.rows(); ++r) batch.row(r) = data.row(r % 14);
+  int worst_step = 0;
+  double worst_z = 0.0;
+  for (int s = 1; s <= 200; ++s) {
+    pruner.step(batch);
+    const double z = (pruner.log_z() - log_z_exact(rbm)) / pruner.log_z_std_dev();
+    if (std::abs(z) > std::abs(worst_z)) {
+      worst_z = z;
+      worst_step = s;
+    }
+  }
+  std::printf(
+      "anchored single rung: %lld removals, N = %d; tracked %.4f +- %.4f, exact %.4f; largest |z| %.2f "
+      "(step %d)\n",
+      static_cast<long long>(pruner.removals()), rbm.n_hidden(), pruner.log_z(), pruner.log_z_std_dev(),
+      log_z_exact(rbm), std::abs(worst_z), worst_step);
+  EXPECT_GE(pruner.removals(), 1);  // the tracked value crossed removals as well as updates
+  // 200 checks of a well-calibrated normal error: |z| beyond 4 has probability 1.3% over all of them.
+  EXPECT_LT(std::abs(worst_z), 4.0);
+  // A ladder's tracker is pinned at β = 0: no anchor. A change made outside the pruner drops the anchor.
+  Rbm other = trained_bars_and_stripes(6, 7, 3000);
+  Pruner ladder(other, PrunerConfig{});
+  EXPECT_THROW(ladder.anchor_log_z(1.0, 0.1), Error);
+  rbm.remove_hidden(0);
+  pruner.step(batch);
+  EXPECT_FALSE(pruner.tracks_log_z());
+}
+
 TEST(Pruner, RunReportsProgressAndChecksArguments) {
   const MatrixD data = bars_and_stripes(3);
   Rbm rbm = random_rbm(9, 4, 2, 0.1, 0.1);

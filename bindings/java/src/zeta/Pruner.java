@@ -108,6 +108,14 @@ public final class Pruner extends Handle {
     return steps[0];
   }
 
+  /** Anchors a single rung's (n_temperatures 1) log Z tracking at an independent estimate of log Z of the model as
+   *  it is now (e.g. {@code rbm.logZAis(...)}); the updates and removals then carry it (zeta_pruner_anchor_log_z). */
+  public synchronized void anchorLogZ(double mean, double stdDev) {
+    synchronized (rbm) {
+      ZetaNative.zeta_pruner_anchor_log_z(cptr(), mean, stdDev);
+    }
+  }
+
   /** Sweeps run before the first step's costs (prune_burn_in plus settling). */
   public synchronized long settlingSweeps() {
     long[] sweeps = new long[1];

@@ -173,9 +173,14 @@ class Pruner {
   int settled() const { return settled_; }
   double settle_max_z() const { return settle_max_z_; }
 
-  // Tracked log Z (β = 1) of the current model: needs n_temperatures ≥ 2, else Error(kUnsupported). Before the
-  // first step: the closed-form guess for W = 0, with sd +inf.
+  // Tracked log Z (β = 1) of the current model: needs n_temperatures ≥ 2 or an anchor, else Error(kUnsupported).
+  // With a ladder, before the first step: the closed-form guess for W = 0, with sd +inf.
   bool tracks_log_z() const { return tracker_ != nullptr; }
+  // A single rung (n_temperatures 1) tracks log Z from an independent estimate of it for the model as it is now
+  // (AIS, say; std_dev > 0): each update's importance weights and each removal's log p(h_k = 0) carry it on. For
+  // models whose ladder bridges from β = 0 cannot follow (hundreds of nats between rungs). A ladder's tracker is
+  // pinned at β = 0: Error(kUnsupported). A change of the model outside the pruner drops the anchor.
+  void anchor_log_z(double mean, double std_dev);
   double log_z() const;
   double log_z_std_dev() const;
   const LogZTracker& tracker() const;

@@ -68,6 +68,9 @@ class LogZTracker {
   // end_variance > 0 anchors a partial ladder instead: its last β lies in (0, 1) and log_z_beta_zero is then an
   // estimate of ζ there with that variance (the online value at the warm end of a partial settle). Such a filter
   // takes observe_fixed_model only: across an update the anchor would move.
+  // A single rung, betas = {1}, with end_variance > 0: log_z_beta_zero is an estimate of ζ at β = 1 itself (AIS,
+  // say) taken once as the prior, which observe() then carries across the updates by their importance weights
+  // alone (no bridges, no known end, and no bias b_t, which only the bridges could identify).
   LogZTracker(const std::vector<double>& betas, double log_z_beta_zero, const std::vector<double>& initial_guess,
               const TrackerConfig& config = {}, double end_variance = 0.0);
 
@@ -121,6 +124,7 @@ class LogZTracker {
 
   TrackerConfig config_;
   bool anchored_ = false;  // the last rung is an estimate, not the exact β = 0 end
+  bool carried_ = false;   // a single anchored rung at β = 1: the estimate is a prior carried across updates
   std::int64_t updates_ = 0;
   MatrixD precision_;            // J over [ζ_1 … ζ_M, b]
   VectorD information_;          // η
