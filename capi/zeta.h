@@ -429,7 +429,7 @@ ZETA_API zeta_status zeta_pruner_log_z(const zeta_pruner *pruner, double *mean, 
  * rates and those started from the first batch's rows came to agree on every unit's p(h_k = 0) within sampling
  * noise, 0 when prune_settle_max_sweeps sweeps passed without that (the costs then rest on chains that still
  * remember where they started, and removals may be wrong: raise the key or lower the model's size), -1 before
- * the first step or when settling is off. The CLI warns on 0. O(1). */
+ * the first step, when settling is off, or with fewer than 4 chains per temperature. The CLI warns on 0. O(1). */
 ZETA_API zeta_status zeta_pruner_settling(const zeta_pruner *pruner, int64_t *sweeps, int32_t *settled);
 /* Log Z tracking for a single rung (n_temperatures 1, the paper's plain chains), whose pruner has no ladder to
  * track with: mean and std_dev (> 0) are an independent estimate of log Z of the model as it is now, e.g. from
