@@ -553,6 +553,8 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     MatrixD W = rbm.W;
     VectorD b = rbm.b, c = rbm.c;
     RbmGradient z;  // the factors z_i, then each step's response d(z_i g_i)/dg_i for the leave-one-out weights
+    // Only a single anchored rung uses the responses: the other pruners skip their cost (an exp and a Φ each).
+    const bool response = tracker != nullptr && sampler_->n_temperatures() == 1 && noise_aware;
     z.W.resize(W.rows(), W.cols());
     z.b.resize(b.size());
     z.c.resize(c.size());
@@ -561,20 +563,23 @@ class Pruner::EngineImpl final : public Pruner::Engine {
         z.W(i, j) = factor(g.kl.W(i, j), noise_aware ? g.kl_variance.W(i, j) : 0.0, g.cost.W(i, j),
                            noise_aware ? g.cost_variance.W(i, j) : 0.0);
         W(i, j) -= cfg.rate * g.kl.W(i, j) * z.W(i, j);
-        z.W(i, j) = step_response(z.W(i, j), noise_aware, g.kl.W(i, j), g.kl_variance.W(i, j), g.cost.W(i, j),
-                                  g.cost_variance.W(i, j));
+        if (response)
+          z.W(i, j) = step_response(z.W(i, j), noise_aware, g.kl.W(i, j), g.kl_variance.W(i, j), g.cost.W(i, j),
+                                    g.cost_variance.W(i, j));
       }
     for (Eigen::Index i = 0; i < b.size(); ++i) {
       z.b[i] = factor(g.kl.b[i], noise_aware ? g.kl_variance.b[i] : 0.0, g.cost.b[i],
                       noise_aware ? g.cost_variance.b[i] : 0.0);
       b[i] -= cfg.rate * g.kl.b[i] * z.b[i];
-      z.b[i] = step_response(z.b[i], noise_aware, g.kl.b[i], g.kl_variance.b[i], g.cost.b[i], g.cost_variance.b[i]);
+      if (response)
+        z.b[i] = step_response(z.b[i], noise_aware, g.kl.b[i], g.kl_variance.b[i], g.cost.b[i], g.cost_variance.b[i]);
     }
     for (Eigen::Index j = 0; j < c.size(); ++j) {
       z.c[j] = factor(g.kl.c[j], noise_aware ? g.kl_variance.c[j] : 0.0, g.cost.c[j],
                       noise_aware ? g.cost_variance.c[j] : 0.0);
       c[j] -= cfg.rate * g.kl.c[j] * z.c[j];
-      z.c[j] = step_response(z.c[j], noise_aware, g.kl.c[j], g.kl_variance.c[j], g.cost.c[j], g.cost_variance.c[j]);
+      if (response)
+        z.c[j] = step_response(z.c[j], noise_aware, g.kl.c[j], g.kl_variance.c[j], g.cost.c[j], g.cost_variance.c[j]);
     }
     if (!W.allFinite() || !b.allFinite() || !c.allFinite())
       throw Error(ErrorCode::kNumeric, "pruning diverged: a parameter became non-finite (lower the rate)");
