@@ -435,13 +435,24 @@ ZETA_API zeta_status zeta_pruner_settling(const zeta_pruner *pruner, int64_t *sw
  * track with: mean and std_dev (> 0) are an independent estimate of log Z of the model as it is now, e.g. from
  * zeta_rbm_log_z_ais (its log_z and std_err). From then on each update's importance weights and each removal's
  * estimated log p(h_k = 0) carry it, and zeta_pruner_log_z reports it. For models whose ladder cannot bridge
- * from beta 0 (at 784 x 500 the rungs lie hundreds of nats apart). Nothing corrects the carried value: it
- * inherits the chains' view of the model (a mode they never visit is missing from each removal's shift), and its
- * std_dev covers the weights' noise but not a slow drift (about 4 sd after 10,000 steps on Bars-and-Stripes),
- * so check it with AIS at checkpoints. ZETA_ERR_UNSUPPORTED with a ladder (n_temperatures >= 2: its tracker is
- * pinned at beta 0); ZETA_ERR_ARGUMENT for a non-finite mean or std_dev <= 0. A change made to the RBM outside
- * the pruner drops the anchor. O(1). */
+ * from beta 0 (at 784 x 500 the rungs lie hundreds of nats apart). The carried value inherits the chains' view
+ * of the model (a mode they never visit is missing from each removal's shift), and the chains' error is shared
+ * from step to step, so it drifts beyond what the weights' noise covers: 4 sd after 10,000 steps on
+ * Bars-and-Stripes, 2-4 nats (20-35 sd) within 3,000 steps on a 784 x 16 Fashion-MNIST model. Calling this
+ * again on an anchored pruner is a check (zeta_pruner_log_z_check): the carried value is compared with the new
+ * estimate, the squared difference its variance does not explain is pooled per update into a drift variance that
+ * widens std_dev at every later update, and tracking restarts from the new estimate; so anchor again with AIS
+ * every few thousand steps (`zeta prune --check-every`). ZETA_ERR_UNSUPPORTED with a ladder (n_temperatures >= 2:
+ * its tracker is pinned at beta 0); ZETA_ERR_ARGUMENT for a non-finite mean or std_dev <= 0. A change made to
+ * the RBM outside the pruner drops the anchor. O(1). */
 ZETA_API zeta_status zeta_pruner_anchor_log_z(zeta_pruner *pruner, double mean, double std_dev);
+/* The last check of a single rung's carried log Z (zeta_pruner_anchor_log_z on an anchored pruner): *step gets
+ * the pruner's steps at the check (-1: no check yet, the other outputs then NaN and 0), *difference the carried
+ * value minus the new estimate, *z that difference over its standard deviation (carried and new combined; |z| > 3
+ * means the carried value had drifted beyond its error bars: the CLI warns), *drift_variance the drift variance
+ * per update pooled over all checks so far, which widens std_dev from then on. Each output may be NULL. O(1). */
+ZETA_API zeta_status zeta_pruner_log_z_check(const zeta_pruner *pruner, int64_t *step, double *difference, double *z,
+                                             double *drift_variance);
 
 /* ---------------------------------------------------------------------------------------------------------
  * The data set compiled into zeta: binarised Fashion-MNIST (28 x 28 = 784 columns of 0.0/1.0), 3000 training

@@ -6,8 +6,9 @@
 //                         --gibbs 1 --chains 1000 --temperatures 10 --rule noise-aware|naive --cost exact|first-order
 //                         --rate 1e-2 --tempered-steps 100 --tempered-beta-min 0.9 --float 1 --seed 1
 //                         --every 100 --eval-rows 10000 --label L --trace T.csv --events E.csv
-//                         --ais-every 0 --ais-runs 100 --ais-betas 10000 --anchor-ais 1
-//                         --checkpoint P --checkpoint-every 10000 --resume P --model-out OUT.zeta]
+//                         --ais-every 0 --ais-runs 100 --ais-betas 10000 --anchor-ais 1 --recheck 1
+//                         --checkpoint P --checkpoint-every 10000 --resume P --chains-from C.chains
+//                         --model-out OUT.zeta]
 //
 //   bench_removal_fashion train --hidden 500 --steps 200000 [--data fashion|default --batch 1000 --gibbs 1
 //                         --chains 1000 --rate 1e-2 --seed 1 --every 1000 --trace T.csv
@@ -32,8 +33,9 @@
 // Mini-batches are drawn uniformly with replacement from the training rows (binarised at 0.5). Every `every` steps
 // and at every removal a trace row: N, tracked log Z and its sd, the mean log-likelihood of --eval-rows training
 // rows and of the test rows under the tracked log Z, the smallest estimated cost, and (every --ais-every steps, 0 =
-// never) an AIS estimate of log Z as an independent check. One events row per removed unit. Needs a ladder
-// (--temperatures >= 2) for the tracked figures.
+// never) an independent log Z: AIS, or exact while the smaller layer has at most 20 units. One events row per
+// removed unit. The tracked figures need a ladder (--temperatures >= 2) or, with one rung, the anchor: AIS (exact
+// for small models) of the starting or resumed model (--anchor-ais 0: none).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -105,6 +107,20 @@ void draw_batch(const MatrixD& x, zeta::Rng& rng, MatrixD& batch) {
     batch.row(r) = x.row(static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(x.rows()))));
 }
 
+// The log Z of a trace row or an anchor: exact (std_err 0) while the smaller layer has at most kExactCheckUnits units, so
+// that small models check the tracked log Z against the truth; AIS otherwise.
+constexpr int kExactCheckUnits = 20;
+zeta::AisResult check_log_z(const Rbm& rbm, zeta::AisOptions& ais, long step) {
+  if (std::min(rbm.n_visible(), rbm.n_hidden()) <= kExactCheckUnits) {
+    zeta::AisResult r;
+    r.log_z = zeta::log_z_exact(rbm);
+    r.std_err = 0.0;
+    return r;
+  }
+  ais.seed = static_cast<std::uint64_t>(step) + 1;
+  return removal_bench::checked_ais(rbm, ais, step);
+}
+
 int train_model(const Args& a) {
   zeta::Dataset train, test;
   load_data(a, train, test);
@@ -154,8 +170,7 @@ int train_model(const Args& a) {
     *trace << label << ',' << step << ',' << rbm.n_hidden() << ',' << rbm.free_energy(train_eval).mean() << ','
            << rbm.free_energy(test.x).mean() << ',';
     if (ais_every > 0 && step % ais_every == 0) {
-      ais.seed = static_cast<std::uint64_t>(step) + 1;
-      const zeta::AisResult r = removal_bench::checked_ais(rbm, ais, step);
+      const zeta::AisResult r = check_log_z(rbm, ais, step);
       *trace << r.log_z << ',' << r.std_err << ',' << rbm.mean_log_likelihood(train_eval, r.log_z) << ','
              << rbm.mean_log_likelihood(test.x, r.log_z) << ',';
     } else {
@@ -273,14 +288,19 @@ int prune(const Args& a) {
     rbm = zeta::load_rbm(need(a, "model"));
   if (rbm.n_visible() != train.x.cols()) throw std::runtime_error("the model does not match the data's width");
   zeta::Pruner pruner(rbm, config);
+  // The training's persistent chains have followed the model through its training: the paper's removal goes on
+  // from them, with no burn-in or settling.
+  if (resume_chains.rows() == 0 && a.count("chains-from"))
+    resume_chains = removal_bench::read_chains(a.at("chains-from"));
   if (resume_chains.rows() > 0) pruner.set_chains(resume_chains);
   if (config.n_temperatures == 1 && get(a, "anchor-ais", "1") != "0") {
     // One rung has no ladder: its tracked log Z starts from AIS of the starting (or resumed) model.
-    ais.seed = static_cast<std::uint64_t>(done) + 1;
-    const zeta::AisResult r = removal_bench::checked_ais(rbm, ais, done);
+    const zeta::AisResult r = check_log_z(rbm, ais, done);
     pruner.anchor_log_z(r.log_z, std::max(r.std_err, 1e-6));
-    std::fprintf(stderr, "log Z anchored at AIS %.4f +- %.4f (step %ld)\n", r.log_z, r.std_err, done);
+    std::fprintf(stderr, "log Z anchored at %s %.4f +- %.4f (step %ld)\n", r.std_err == 0.0 ? "exact" : "AIS", r.log_z,
+                 r.std_err, done);
   }
+  const bool recheck = get(a, "recheck", "1") != "0";
   zeta::Rng batch_rng(batch_seed);
   MatrixD batch(batch_rows, train.x.cols());
 
@@ -309,9 +329,14 @@ int prune(const Args& a) {
            << rbm.mean_log_likelihood(train_eval, log_z) << ',' << rbm.mean_log_likelihood(test.x, log_z) << ','
            << min_cost << ',' << min_sd << ',' << pruner.last_step().mean_factor << ',';
     if (ais_every > 0 && step % ais_every == 0) {
-      ais.seed = static_cast<std::uint64_t>(step) + 1;
-      const zeta::AisResult r = removal_bench::checked_ais(rbm, ais, step);
+      const zeta::AisResult r = check_log_z(rbm, ais, step);
       *trace << r.log_z << ',' << r.std_err << ',';
+      if (recheck && config.n_temperatures == 1 && pruner.tracks_log_z() && step > done) {
+        // The check re-anchors the carried log Z and calibrates its drift (Pruner::anchor_log_z).
+        pruner.anchor_log_z(r.log_z, std::max(r.std_err, 1e-6));
+        const std::string warning = zeta::log_z_check_warning(pruner);
+        if (!warning.empty()) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+      }
     } else {
       *trace << ",,";
     }
@@ -341,11 +366,14 @@ int prune(const Args& a) {
       batch_rng.reseed(next_seed);
     }
   }
+  // No settling check ran (chains given, or settling off): JSON null rather than nan.
+  char max_z[32] = "null";
+  if (std::isfinite(pruner.settle_max_z())) std::snprintf(max_z, sizeof max_z, "%.3f", pruner.settle_max_z());
   std::printf(
       "{\"label\": \"%s\", \"steps\": %ld, \"n_hidden\": %d, \"removals\": %lld, \"settled\": %d, "
-      "\"settling_sweeps\": %lld, \"settle_max_z\": %.3f}\n",
+      "\"settling_sweeps\": %lld, \"settle_max_z\": %s}\n",
       label.c_str(), steps, rbm.n_hidden(), static_cast<long long>(pruner.removals()), pruner.settled(),
-      static_cast<long long>(pruner.burn_in_sweeps()), pruner.settle_max_z());
+      static_cast<long long>(pruner.burn_in_sweeps()), max_z);
   if (a.count("model-out")) zeta::save_rbm(rbm, a.at("model-out"));
   return 0;
 }
@@ -373,12 +401,19 @@ int main(int argc, char** argv) {
   add_flag(app, args, "anchor-ais",
            "prune with --temperatures 1: anchor the tracked log Z at AIS of the starting model (1, default) or not (0)",
            removal_bench::kInt);
+  add_flag(app, args, "recheck",
+           "prune with --temperatures 1: re-anchor the carried log Z at every --ais-every check, calibrating its "
+           "drift (1, default) or only compare (0)",
+           removal_bench::kInt);
   add_flag(app, args, "ais-every", "AIS estimate of log Z every this many steps (0 = never)", removal_bench::kLong);
   add_flag(app, args, "ais-runs", "AIS runs (default 100)", removal_bench::kInt);
   add_flag(app, args, "ais-betas", "AIS temperatures (default 10000)", removal_bench::kInt);
   add_flag(app, args, "checkpoint", "checkpoint prefix P (P.zeta, P.chains, P.state)");
   add_flag(app, args, "checkpoint-every", "steps between checkpoints (default 10000)", removal_bench::kLong);
   add_flag(app, args, "resume", "continue from checkpoint prefix P");
+  add_flag(app, args, "chains-from",
+           "prune: start the chains from this chains file (e.g. the training checkpoint's P.chains) instead of "
+           "burn-in and settling");
   add_flag(app, args, "model-out", "model file to write");
   add_flag(app, args, "seconds", "speed: seconds of timed steps (default 20)", removal_bench::kFloat);
   removal_bench::add_pruner_flags(app, args);

@@ -115,6 +115,18 @@ ZETA_API zeta_status zeta_pruner_settling(const zeta_pruner* pruner, int64_t* sw
   });
 }
 
+ZETA_API zeta_status zeta_pruner_log_z_check(const zeta_pruner* pruner, int64_t* step, double* difference, double* z,
+                                             double* drift_variance) {
+  return guard(__func__, [&] {
+    need(pruner, "pruner");
+    const zeta::Pruner::LogZCheck& check = pruner->pruner.last_log_z_check();
+    if (step != nullptr) *step = check.step;
+    if (difference != nullptr) *difference = check.difference;
+    if (z != nullptr) *z = check.z;
+    if (drift_variance != nullptr) *drift_variance = pruner->pruner.log_z_drift_variance();
+  });
+}
+
 ZETA_API zeta_status zeta_pruner_log_z(const zeta_pruner* pruner, double* mean, double* std_dev) {
   return guard(__func__, [&] {
     need(pruner, "pruner");

@@ -453,7 +453,8 @@ static void test_anchor(void) {
   zeta_rbm *rbm = trained_bars_and_stripes();
   zeta_pruner *pruner = NULL, *ladder = NULL;
   zeta_options *opts = NULL;
-  double exact = 0.0, mean = 0.0, sd = 0.0;
+  double exact = 0.0, mean = 0.0, sd = 0.0, difference = 0.0, z = 0.0, drift = -1.0;
+  int64_t check_step = 0;
   int s;
 
   EXPECT_OK(zeta_options_new(&opts));
@@ -476,6 +477,23 @@ static void test_anchor(void) {
   EXPECT_OK(zeta_rbm_log_z_exact(rbm, &exact));
   printf("anchored single rung after 20 steps: tracked %.4f +- %.4f, exact %.4f\n", mean, sd, exact);
   CHECK(fabs(mean - exact) < 4.0 * sd);
+  /* Anchoring again checks the carried value: here against a deliberately wrong estimate, 1 nat low. */
+  EXPECT_OK(zeta_pruner_log_z_check(pruner, &check_step, &difference, &z, &drift));
+  CHECK(check_step == -1 && isnan(difference) && isnan(z) && drift == 0.0);
+  EXPECT_OK(zeta_pruner_anchor_log_z(pruner, exact - 1.0, 0.01));
+  EXPECT_OK(zeta_pruner_log_z_check(pruner, &check_step, &difference, &z, &drift));
+  CHECK(check_step == 20);
+  CHECK(fabs(difference - (mean - exact + 1.0)) < 1e-12);
+  CHECK(fabs(z - difference / sqrt(sd * sd + 0.01 * 0.01)) < 1e-9 && z > 3.0);
+  /* The pooled drift: the squared difference beyond the two variances, per update carried. */
+  CHECK(fabs(drift - (difference * difference - sd * sd - 0.01 * 0.01) / 20.0) < 1e-12);
+  EXPECT_OK(zeta_pruner_log_z(pruner, &mean, &sd));
+  CHECK(mean == exact - 1.0 && fabs(sd - 0.01) < 1e-12);
+  for (s = 0; s < 5; ++s) EXPECT_OK(zeta_pruner_step(pruner, g_batch, BATCH, NULL));
+  EXPECT_OK(zeta_pruner_log_z(pruner, &mean, &sd));
+  CHECK(sd * sd >= 0.01 * 0.01 + 5.0 * drift); /* the drift widens every later update */
+  EXPECT_OK(zeta_pruner_log_z_check(pruner, NULL, NULL, NULL, NULL));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "pruner", zeta_pruner_log_z_check(NULL, &check_step, &difference, &z, &drift));
   zeta_pruner_free(pruner);
 
   /* A ladder's tracker is pinned at beta 0: no anchor. */

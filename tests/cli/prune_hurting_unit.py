@@ -118,11 +118,24 @@ def main():
     subprocess.run([zeta, "prune", str(trained), "--data", "bas:3", "--steps", "100", "--every", "10",
                     "--temperatures", "1", "--csv", str(out / "prune_single.csv"), "-o", str(single), "--quiet"],
                    check=True)
-    last = list(csv.DictReader((out / "prune_single.csv").open()))[-1]
+    single_rows = list(csv.DictReader((out / "prune_single.csv").open()))
+    last = single_rows[-1]
     tracked, sd, exact = float(last["tracked_log_z"]), float(last["tracked_sd"]), log_z_of(single)
     print(f"one rung, anchored: tracked log Z {tracked:.4f} +- {sd:.4f}, exact {exact:.4f}")
     if not (math.isfinite(tracked) and 0 < sd and abs(tracked - exact) <= 4 * sd):
         failures.append(f"one rung: tracked log Z {tracked} +- {sd} against exact {exact}")
+    # Checks every steps/10 = 10 steps against the exact log Z (the anchor's method), the last one at the end.
+    checked = [r for r in single_rows if math.isfinite(float(r["check_log_z"]))]
+    if [int(r["step"]) for r in checked] != list(range(10, 101, 10)):
+        failures.append(f"checks at steps {[r['step'] for r in checked]}, expected every 10")
+    if abs(float(last["check_log_z"]) - exact) > 1e-4:
+        failures.append(f"the last check {last['check_log_z']} is not the written model's exact log Z {exact}")
+    z = [(float(r["tracked_log_z"]) - float(r["check_log_z"])) / float(r["tracked_sd"]) for r in checked]
+    print("one rung, checked every 10 steps: (tracked - exact) / sd " + " ".join(f"{v:.2f}" for v in z))
+    # The first check finds the drift the weights' variance misses; from then on the sd includes the drift the
+    # checks calibrate. Nine checks of a calibrated normal error: beyond 4 sd has probability 0.06%.
+    if not max(abs(v) for v in z[1:]) <= 4:
+        failures.append(f"a check after the first found the carried log Z {max(abs(v) for v in z[1:]):.2f} sd off")
     for f in failures:
         print("FAILED:", f)
     if failures:

@@ -1,6 +1,7 @@
 // pruner.js — removal of hidden units from a trained RBM (zeta_pruner_*), with log Z tracked across it.
 import {
-  Handle, check, copyOutF64, mod, outEstimate, outI32, outI64, outPtr, readI32, toInt, withOptions, withProgress, withScope,
+  Handle, check, copyOutF64, mod, outEstimate, outI32, outI64, outPtr, readI32, readI64, toInt, withOptions, withProgress,
+  withScope,
 } from './runtime.js';
 import { rowsArg } from './data.js';
 import { Rbm } from './rbm.js';
@@ -68,7 +69,8 @@ export class Pruner extends Handle {
     return outI64((out) => mod()._zeta_pruner_steps(p, out));
   }
   /** Anchors a single rung's (n_temperatures 1) log Z tracking at an independent estimate of log Z of the model as
-   *  it is now (e.g. rbm.logZAis()); the updates and removals then carry it (zeta_pruner_anchor_log_z). */
+   *  it is now (e.g. rbm.logZAis()); the updates and removals then carry it (zeta_pruner_anchor_log_z). Anchoring
+   *  again is a check that calibrates the carried value's drift (logZCheck). */
   anchorLogZ(mean, stdDev) {
     const p = this._check();
     check(mod()._zeta_pruner_anchor_log_z(p, mean, stdDev));
@@ -85,6 +87,18 @@ export class Pruner extends Handle {
   get settled() {
     const p = this._check();
     return outI32((out) => mod()._zeta_pruner_settling(p, 0, out));
+  }
+  /** The last check of a single rung's carried log Z (anchorLogZ on an anchored pruner; zeta_pruner_log_z_check):
+   *  {step (-1: none yet), difference (carried - new), z, driftVariance (per update, widening logZ().stdDev)}. */
+  logZCheck() {
+    const p = this._check();
+    return withScope((s) => {
+      const step = s.i64();
+      const values = s.f64(3);
+      check(mod()._zeta_pruner_log_z_check(p, step, values, values + 8, values + 16));
+      const v = copyOutF64(values, 3);
+      return { step: readI64(step), difference: v[0], z: v[1], driftVariance: v[2] };
+    });
   }
   /** Tracked log Z of the model as the last step left it: {mean, stdDev}. */
   logZ() {

@@ -179,8 +179,12 @@ export class Pruner implements Disposable {
   /** The last step's costs C_k and standard errors (NaN / Infinity before the first step). */
   costs(): { costs: Float64Array; stdErrs: Float64Array };
   readonly steps: number;
-  /** Anchors a single rung's (n_temperatures 1) log Z tracking at an estimate of log Z of the model as it is now. */
+  /** Anchors a single rung's (n_temperatures 1) log Z tracking at an estimate of log Z of the model as it is now;
+   *  anchoring again is a check that calibrates the carried value's drift (logZCheck). */
   anchorLogZ(mean: number, stdDev: number): this;
+  /** The last check of the carried log Z: step (-1: none yet), difference (carried - new estimate), z (|z| > 3:
+   *  drifted beyond its error bars), driftVariance (per update, pooled over the checks; widens logZ().stdDev). */
+  logZCheck(): { step: number; difference: number; z: number; driftVariance: number };
   /** Sweeps run before the first step's costs (prune_burn_in plus settling). */
   readonly settlingSweeps: number;
   /** 1: the chains from the base rates and from the data agreed before the first costs; 0: not within

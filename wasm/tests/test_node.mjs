@@ -401,7 +401,22 @@ test('pruner: removes a hurting unit, follows removeHidden, reports progress, ca
   expectZetaError(() => single.anchorLogZ(5, 0), 'ZETA_ERR_ARGUMENT', 'standard deviation');
   const anchored = single.anchorLogZ(5, 0.25).logZ();
   assert.ok(anchored.mean === 5 && Math.abs(anchored.stdDev - 0.25) < 1e-12, `anchored ${JSON.stringify(anchored)}`);
+  const none = single.logZCheck();
+  assert.ok(none.step === -1 && Number.isNaN(none.z) && none.driftVariance === 0, 'no check before the first');
   single.dispose();
+  // Anchoring again checks the carried value (on a copy, with no removals: an update step to carry across).
+  const copy = Rbm.fromBytes(rbm.toBytes());
+  const kept = new Pruner(copy, { n_temperatures: 1, prune_criterion: 1e6 });
+  kept.anchorLogZ(5, 0.25);
+  kept.step(data);
+  const carried = kept.logZ();
+  kept.anchorLogZ(carried.mean - 1, 0.25);
+  const first = kept.logZCheck();
+  const sd = Math.sqrt(carried.stdDev * carried.stdDev + 0.0625);
+  assert.ok(first.step === 1 && Math.abs(first.difference - 1) < 1e-9 && Math.abs(first.z - 1 / sd) < 1e-9 &&
+            first.driftVariance >= 0, `log Z check ${JSON.stringify(first)}`);
+  kept.dispose();
+  copy.dispose();
   if (rbm.nHidden >= 2) {
     rbm.removeHidden(0);
   }

@@ -99,7 +99,8 @@ public sealed class Pruner : Handle {
   }
 
   /// <summary>Anchors a single rung's (n_temperatures 1) log Z tracking at an independent estimate of log Z of the
-  /// model as it is now (e.g. from AIS); the updates and removals then carry it (zeta_pruner_anchor_log_z).</summary>
+  /// model as it is now (e.g. from AIS); the updates and removals then carry it (zeta_pruner_anchor_log_z).
+  /// Anchoring again is a check that calibrates the carried value's drift (LastLogZCheck).</summary>
   public void AnchorLogZ(double mean, double stdDev) {
     lock (this) {
       ZetaNative.zeta_pruner_anchor_log_z(CPtr, mean, stdDev);
@@ -127,6 +128,37 @@ public sealed class Pruner : Handle {
         ZetaNative.zeta_pruner_settling(CPtr, null, settled);
         return settled[0];
       }
+    }
+  }
+
+  /// <summary>The last check of a single rung's carried log Z: AnchorLogZ on an anchored pruner compares the
+  /// carried value with the new estimate (zeta_pruner_log_z_check).</summary>
+  public sealed class LogZCheck {
+    /// <summary>Pruner steps at the check; -1: no check yet.</summary>
+    public long Step { get; }
+    /// <summary>Carried value minus the new estimate (NaN before a check).</summary>
+    public double Difference { get; }
+    /// <summary>The difference over its standard deviation; |z| &gt; 3: the carried value had drifted beyond its
+    /// error bars.</summary>
+    public double Z { get; }
+    /// <summary>Drift variance per update pooled over the checks; it widens LogZ().StdDev from then on.</summary>
+    public double DriftVariance { get; }
+
+    internal LogZCheck(long step, double difference, double z, double driftVariance) {
+      Step = step;
+      Difference = difference;
+      Z = z;
+      DriftVariance = driftVariance;
+    }
+  }
+
+  /// <summary>The last check of the carried log Z (see LogZCheck).</summary>
+  public LogZCheck LastLogZCheck() {
+    lock (this) {
+      var step = new long[1];
+      double[] difference = new double[1], z = new double[1], drift = new double[1];
+      ZetaNative.zeta_pruner_log_z_check(CPtr, step, difference, z, drift);
+      return new LogZCheck(step[0], difference[0], z[0], drift[0]);
     }
   }
 

@@ -466,6 +466,21 @@ public static class ZetaBindingTest {
         single.AnchorLogZ(5.0, 0.25);
         var anchored = single.LogZ();
         Check(anchored.Value == 5.0 && Math.Abs(anchored.StdDev - 0.25) < 1e-12, $"anchored log Z {anchored}");
+        var none = single.LastLogZCheck();
+        Check(none.Step == -1 && double.IsNaN(none.Z) && none.DriftVariance == 0.0, "no check before the first");
+      }
+      // Anchoring again checks the carried value (on a copy, with no removals: an update step to carry across).
+      using (var copy = Rbm.FromBytes(rbm.ToBytes()))
+      using (var keep = new Options().Set("n_temperatures", 1).Set("prune_criterion", 1e6))
+      using (var single = new Pruner(copy, keep)) {
+        single.AnchorLogZ(5.0, 0.25);
+        single.Step(data.Take(16 * NV).ToArray());
+        var carried = single.LogZ();
+        single.AnchorLogZ(carried.Value - 1.0, 0.25);
+        var first = single.LastLogZCheck();
+        double sd = Math.Sqrt(carried.StdDev * carried.StdDev + 0.0625);
+        Check(first.Step == 1 && Math.Abs(first.Difference - 1.0) < 1e-9 && Math.Abs(first.Z - 1.0 / sd) < 1e-9 &&
+              first.DriftVariance >= 0.0, $"log Z check {first.Step} {first.Difference} {first.Z}");
       }
 
       // RemoveHidden: the column and bias go, later units move down; the last unit stays

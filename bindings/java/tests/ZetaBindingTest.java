@@ -505,6 +505,21 @@ public final class ZetaBindingTest {
         single.anchorLogZ(5.0, 0.25);
         Estimate anchored = single.logZ();
         check(anchored.value() == 5.0 && Math.abs(anchored.stdDev() - 0.25) < 1e-12, "anchored log Z " + anchored);
+        Pruner.LogZCheck none = single.logZCheck();
+        check(none.step == -1 && Double.isNaN(none.z) && none.driftVariance == 0.0, "no check before the first");
+      }
+      // Anchoring again checks the carried value (on a copy, with no removals: an update step to carry across).
+      try (Rbm copy = Rbm.fromBytes(rbm.toBytes());
+           Options keep = new Options().set("n_temperatures", 1).set("prune_criterion", 1e6);
+           Pruner single = new Pruner(copy, keep)) {
+        single.anchorLogZ(5.0, 0.25);
+        single.step(Arrays.copyOf(data, 16 * NV));
+        Estimate carried = single.logZ();
+        single.anchorLogZ(carried.value() - 1.0, 0.25);
+        Pruner.LogZCheck first = single.logZCheck();
+        double sd = Math.sqrt(carried.stdDev() * carried.stdDev() + 0.0625);
+        check(first.step == 1 && Math.abs(first.difference - 1.0) < 1e-9 && Math.abs(first.z - 1.0 / sd) < 1e-9
+              && first.driftVariance >= 0.0, "log Z check " + first.step + " " + first.difference + " " + first.z);
       }
 
       // removeHidden: the column and bias go, later units move down; the last unit stays

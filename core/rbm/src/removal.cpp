@@ -692,8 +692,32 @@ void Pruner::anchor_log_z(double mean, double std_dev) {
           ErrorCode::kUnsupported);
   require(std::isfinite(mean), "the anchor's log Z must be finite");
   require(std::isfinite(std_dev) && std_dev > 0.0, "the anchor's standard deviation must be finite and > 0");
+  if (tracker_ != nullptr && tracker_->updates() > 0) {
+    const double carried_sd = tracker_->std_dev();
+    const double total_variance = carried_sd * carried_sd + std_dev * std_dev;
+    const std::int64_t n = tracker_->updates();
+    const double difference = tracker_->mean() - mean;
+    last_check_ = {steps_, n, difference, difference / std::sqrt(total_variance)};
+    const double explained = total_variance - tracker_config_.carried_drift_variance * static_cast<double>(n);
+    drift_excess_ += std::max(0.0, difference * difference - explained);
+    drift_updates_ += n;
+    tracker_config_.carried_drift_variance = drift_excess_ / static_cast<double>(drift_updates_);
+  }
   tracker_ = std::make_unique<LogZTracker>(std::vector<double>{1.0}, mean, std::vector<double>{mean}, tracker_config_,
                                            std_dev * std_dev);
+}
+
+std::string log_z_check_warning(const Pruner& pruner) {
+  const Pruner::LogZCheck& c = pruner.last_log_z_check();
+  if (!(std::abs(c.z) > 3.0)) return "";
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "the carried log Z was %.3f nats off the check at step %lld (%.1f sd, after %lld updates): the "
+                "chains' view of the updates is biased; its sd now grows by a drift variance of %.3g per update "
+                "calibrated from the checks",
+                c.difference, static_cast<long long>(c.step), c.z, static_cast<long long>(c.updates),
+                pruner.log_z_drift_variance());
+  return text;
 }
 
 void Pruner::restart_tracker() {

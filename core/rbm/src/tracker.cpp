@@ -83,6 +83,8 @@ LogZTracker::LogZTracker(const std::vector<double>& betas, double log_z_beta_zer
           "update_variance_inflation must be positive");
   require(std::isfinite(config.variance_smoothing) && config.variance_smoothing >= 0.0,
           "variance_smoothing must be >= 0");
+  require(std::isfinite(config.carried_drift_variance) && config.carried_drift_variance >= 0.0,
+          "carried_drift_variance must be finite and >= 0");
   guess_.back() = log_z_beta_zero;
   precision_ = MatrixD::Zero(M + 1, M + 1);
   information_ = VectorD::Zero(M + 1);
@@ -293,7 +295,8 @@ void LogZTracker::predict_with_update(const StepObservations& obs) {
   for (Eigen::Index i = 0; i < M; ++i) {
     const double y = log_means[i] + (config_.correct_log_mean_bias ? 0.5 * variances[i] : 0.0);
     const double var = std::max(config_.variance_inflation * config_.update_variance_inflation * tau[i] * variances[i],
-                                config_.min_observation_variance);
+                                config_.min_observation_variance) +
+                       (carried_ ? config_.carried_drift_variance : 0.0);
     // b_t is identified only through the bridges down to the known end: a carried anchor has neither, and
     // with b its variance would grow as t³ σ_b²; its update weights are taken as unbiased instead.
     if (i == 0 && !carried_)

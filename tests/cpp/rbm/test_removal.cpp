@@ -787,6 +787,59 @@ TEST(Pruner, AnchoredSingleRungTracksLogZAcrossUpdatesAndRemovals) {
   EXPECT_FALSE(pruner.tracks_log_z());
 }
 
+// Anchoring an anchored pruner again checks the carried value: a deliberately wrong anchor (2 nats high) shows as a
+// difference far outside the carried sd, the unexplained part becomes a drift variance per update that widens the
+// sd from then on, and a check of a correct anchor is then within its (wider) error bars.
+TEST(Pruner, RepeatedAnchorChecksTheCarriedLogZAndCalibratesItsDrift) {
+  const MatrixD data = bars_and_stripes(3);
+  Rbm rbm = trained_bars_and_stripes(10, 5, 10000);
+  PrunerConfig config;
+  config.n_temperatures = 1;
+  config.criterion = 1e6;  // no removals: updates only
+  config.seed = 6;
+  Pruner pruner(rbm, config);
+  MatrixD batch(1000, 9);
+  for (Eigen::Index r = 0; r < batch.rows(); ++r) batch.row(r) = data.row(r % 14);
+  const double anchor_sd = 0.01;
+  pruner.anchor_log_z(log_z_exact(rbm) + 2.0, anchor_sd);
+  EXPECT_EQ(pruner.last_log_z_check().step, -1);
+  EXPECT_EQ(pruner.log_z_drift_variance(), 0.0);
+  for (int s = 0; s < 100; ++s) pruner.step(batch);
+  const double carried_sd = pruner.log_z_std_dev();
+  const double variance = carried_sd * carried_sd + anchor_sd * anchor_sd;
+  pruner.anchor_log_z(log_z_exact(rbm), anchor_sd);
+  const Pruner::LogZCheck first = pruner.last_log_z_check();
+  EXPECT_EQ(first.step, 100);
+  EXPECT_EQ(first.updates, 100);
+  // The carried error itself is within a few of its sd (the anchored test above: largest |z| below 4).
+  EXPECT_NEAR(first.difference, 2.0, 4.0 * carried_sd);
+  EXPECT_NEAR(first.z, first.difference / std::sqrt(variance), 1e-12);
+  EXPECT_GT(std::abs(first.z), 3.0);
+  EXPECT_NE(log_z_check_warning(pruner).find("off the check at step 100"), std::string::npos);
+  const double drift = pruner.log_z_drift_variance();
+  EXPECT_NEAR(drift, (first.difference * first.difference - variance) / 100.0, 1e-12);
+  EXPECT_DOUBLE_EQ(pruner.log_z(), log_z_exact(rbm));
+  EXPECT_NEAR(pruner.log_z_std_dev(), anchor_sd, 1e-12);
+
+  for (int s = 0; s < 50; ++s) pruner.step(batch);
+  const double widened_sd = pruner.log_z_std_dev();
+  EXPECT_GE(widened_sd * widened_sd, anchor_sd * anchor_sd + 50.0 * drift);
+  pruner.anchor_log_z(log_z_exact(rbm), anchor_sd);
+  const Pruner::LogZCheck second = pruner.last_log_z_check();
+  EXPECT_EQ(second.step, 150);
+  EXPECT_EQ(second.updates, 50);
+  EXPECT_LT(std::abs(second.z), 3.0);
+  EXPECT_EQ(log_z_check_warning(pruner), "");
+  // The second check explained its difference: the pooled drift falls with the updates it covered.
+  EXPECT_LT(pruner.log_z_drift_variance(), drift);
+  std::printf("checks: carried off by %.4f (z %.1f), drift %.4g per update; then off by %.4f (z %.2f), drift %.4g\n",
+              first.difference, first.z, drift, second.difference, second.z, pruner.log_z_drift_variance());
+
+  TrackerConfig negative;
+  negative.carried_drift_variance = -1.0;
+  EXPECT_THROW(LogZTracker({1.0}, 0.0, {0.0}, negative, 0.01), Error);
+}
+
 TEST(Pruner, RunReportsProgressAndChecksArguments) {
   const MatrixD data = bars_and_stripes(3);
   Rbm rbm = random_rbm(9, 4, 2, 0.1, 0.1);

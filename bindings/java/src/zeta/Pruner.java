@@ -109,7 +109,8 @@ public final class Pruner extends Handle {
   }
 
   /** Anchors a single rung's (n_temperatures 1) log Z tracking at an independent estimate of log Z of the model as
-   *  it is now (e.g. {@code rbm.logZAis(...)}); the updates and removals then carry it (zeta_pruner_anchor_log_z). */
+   *  it is now (e.g. {@code rbm.logZAis(...)}); the updates and removals then carry it (zeta_pruner_anchor_log_z).
+   *  Anchoring again is a check that calibrates the carried value's drift ({@link #logZCheck}). */
   public synchronized void anchorLogZ(double mean, double stdDev) {
     synchronized (rbm) {
       ZetaNative.zeta_pruner_anchor_log_z(cptr(), mean, stdDev);
@@ -130,6 +131,36 @@ public final class Pruner extends Handle {
     int[] settled = new int[1];
     ZetaNative.zeta_pruner_settling(cptr(), null, settled);
     return settled[0];
+  }
+
+  /** The last check of a single rung's carried log Z: {@link #anchorLogZ} on an anchored pruner compares the
+   *  carried value with the new estimate (zeta_pruner_log_z_check). */
+  public static final class LogZCheck {
+    /** Pruner steps at the check; -1: no check yet. */
+    public final long step;
+    /** Carried value minus the new estimate (NaN before a check). */
+    public final double difference;
+    /** The difference over its standard deviation; |z| > 3: the carried value had drifted beyond its error bars. */
+    public final double z;
+    /** Drift variance per update pooled over the checks; it widens logZ().stdDev() from then on. */
+    public final double driftVariance;
+
+    LogZCheck(long step, double difference, double z, double driftVariance) {
+      this.step = step;
+      this.difference = difference;
+      this.z = z;
+      this.driftVariance = driftVariance;
+    }
+  }
+
+  /** The last check of the carried log Z (see {@link LogZCheck}). */
+  public synchronized LogZCheck logZCheck() {
+    long[] step = new long[1];
+    double[] difference = new double[1];
+    double[] z = new double[1];
+    double[] drift = new double[1];
+    ZetaNative.zeta_pruner_log_z_check(cptr(), step, difference, z, drift);
+    return new LogZCheck(step[0], difference[0], z[0], drift[0]);
   }
 
   /** Tracked log Z of the model as the last step left it (posterior mean and standard deviation; before the first

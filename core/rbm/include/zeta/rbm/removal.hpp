@@ -180,7 +180,21 @@ class Pruner {
   // (AIS, say; std_dev > 0): each update's importance weights and each removal's log p(h_k = 0) carry it on. For
   // models whose ladder bridges from β = 0 cannot follow (hundreds of nats between rungs). A ladder's tracker is
   // pinned at β = 0: Error(kUnsupported). A change of the model outside the pruner drops the anchor.
+  // The chains' error is shared from step to step (they lag the model), so the carried value drifts beyond what
+  // the weights' variance covers (784 × 16 Fashion-MNIST: 2–4 nats, 20–35 sd, within 3,000 steps). Anchoring an
+  // anchored pruner again is a check: the carried value is compared with the new estimate (last_log_z_check()),
+  // the part of the squared difference that their variances do not explain is pooled per update over all checks
+  // into a drift variance that from then on widens every update's variance (log_z_drift_variance()), and the
+  // tracker restarts from the new estimate.
   void anchor_log_z(double mean, double std_dev);
+  struct LogZCheck {
+    std::int64_t step = -1;                                        // pruner steps when checked (−1: no check yet)
+    std::int64_t updates = 0;                                      // updates carried since the anchor before
+    double difference = std::numeric_limits<double>::quiet_NaN();  // carried − new estimate
+    double z = std::numeric_limits<double>::quiet_NaN();           // difference / sd of the difference
+  };
+  const LogZCheck& last_log_z_check() const { return last_check_; }
+  double log_z_drift_variance() const { return tracker_config_.carried_drift_variance; }
   double log_z() const;
   double log_z_std_dev() const;
   const LogZTracker& tracker() const;
@@ -210,6 +224,9 @@ class Pruner {
   std::int64_t burn_in_sweeps_ = 0;
   int settled_ = -1;
   double settle_max_z_ = std::numeric_limits<double>::quiet_NaN();
+  LogZCheck last_check_;
+  double drift_excess_ = 0.0;       // Σ over checks of the unexplained squared difference
+  std::int64_t drift_updates_ = 0;  // Σ over checks of the updates carried
   VectorD costs_, cost_std_errs_;
   PrunerStepInfo last_;
 };
@@ -217,5 +234,8 @@ class Pruner {
 // The warning for a pruner whose chains did not settle before its first costs (settled() == 0), in words with
 // what to try; "" otherwise.
 std::string settling_warning(const Pruner& pruner);
+// The warning for a check of the carried log Z (anchor_log_z on an anchored pruner) that found it more than 3 sd
+// off, in words with the calibrated drift; "" otherwise.
+std::string log_z_check_warning(const Pruner& pruner);
 
 }  // namespace zeta

@@ -57,6 +57,10 @@ struct TrackerConfig {
   // Multiplies the variances of the observations across updates only (on top of variance_inflation): > 1 makes
   // the filter lean on the current bridges rather than on the chain of past updates.
   double update_variance_inflation = 1.0;
+  // A carried anchor (one rung at β = 1): variance added to every update's importance-sampling observation, for
+  // the error the chains share from step to step (they lag the model), which the weights' own variance misses.
+  // Pruner::anchor_log_z calibrates it from its checks; 0 otherwise.
+  double carried_drift_variance = 0.0;
 };
 
 // The filter itself, independent of any trainer: feed it one StepObservations per update.
