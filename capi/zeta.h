@@ -446,6 +446,19 @@ ZETA_API zeta_status zeta_pruner_settling(const zeta_pruner *pruner, int64_t *sw
  * its tracker is pinned at beta 0); ZETA_ERR_ARGUMENT for a non-finite mean or std_dev <= 0. A change made to
  * the RBM outside the pruner drops the anchor. O(1). */
 ZETA_API zeta_status zeta_pruner_anchor_log_z(zeta_pruner *pruner, double mean, double std_dev);
+/* The chains of every rung stacked (rung i in rows [i N, (i+1) N), 0 = beta 1, N = prune_chains), n_visible
+ * values 0.0/1.0 per row, for checkpoints. *n_rows always receives the number of rows (n_temperatures N); call
+ * with out NULL and capacity 0 to ask for it; a capacity below n_rows x n_visible gives ZETA_ERR_ARGUMENT (with
+ * *n_rows set, out untouched). O(M N n_v). */
+ZETA_API zeta_status zeta_pruner_chains(const zeta_pruner *pruner, double *out, int64_t capacity, int64_t *n_rows);
+/* Starts the chains from given states: n_rows = n_temperatures x prune_chains rows of n_visible 0/1 values,
+ * stacked as zeta_pruner_chains gives them (a checkpoint), or a PCD trainer's persistent chains
+ * (zeta_trainer_chains, with as many chains). They are taken as they are: no burn-in or settling follows. On a
+ * large model the chains that trained it are the ones to keep: on a 784 x 16 Fashion-MNIST model, 2,000 steps
+ * from fresh chains that did not settle lowered the test log-likelihood by 43 nats, while 3,000 from the
+ * training's chains raised it by 3.6. ZETA_ERR_ARGUMENT for another row count or values other than 0 and 1
+ * (nothing changed). O(M N n_v). */
+ZETA_API zeta_status zeta_pruner_set_chains(zeta_pruner *pruner, const double *chains, int64_t n_rows);
 /* The last check of a single rung's carried log Z (zeta_pruner_anchor_log_z on an anchored pruner): *step gets
  * the pruner's steps at the check (-1: no check yet, the other outputs then NaN and 0), *difference the carried
  * value minus the new estimate, *z that difference over its standard deviation (carried and new combined; |z| > 3

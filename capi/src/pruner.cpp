@@ -115,6 +115,27 @@ ZETA_API zeta_status zeta_pruner_settling(const zeta_pruner* pruner, int64_t* sw
   });
 }
 
+ZETA_API zeta_status zeta_pruner_chains(const zeta_pruner* pruner, double* out, int64_t capacity, int64_t* n_rows) {
+  return guard(__func__, [&] {
+    need(pruner, "pruner");
+    need(n_rows, "n_rows");
+    const MatrixD chains = pruner->pruner.chains();
+    *n_rows = chains.rows();
+    if (out == nullptr && capacity == 0) return;
+    need(out, "out");
+    if (capacity < chains.size())
+      fail("capacity " + std::to_string(capacity) + " is too small, " + std::to_string(chains.size()) + " needed");
+    copy_out(chains, out);
+  });
+}
+
+ZETA_API zeta_status zeta_pruner_set_chains(zeta_pruner* pruner, const double* chains, int64_t n_rows) {
+  return guard(__func__, [&] {
+    need(pruner, "pruner");
+    pruner->pruner.set_chains(read_rows(chains, n_rows, pruner->rbm->model.n_visible(), "chains", true));
+  });
+}
+
 ZETA_API zeta_status zeta_pruner_log_z_check(const zeta_pruner* pruner, int64_t* step, double* difference, double* z,
                                              double* drift_variance) {
   return guard(__func__, [&] {

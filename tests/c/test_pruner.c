@@ -503,6 +503,68 @@ static void test_anchor(void) {
   zeta_rbm_free(rbm);
 }
 
+/* A pruner's chains: read for checkpoints, set from a checkpoint or from the PCD chains that trained the model. */
+static void test_chains(void) {
+  zeta_rbm *rbm = NULL;
+  zeta_options *opts = NULL;
+  zeta_trainer *trainer = NULL;
+  zeta_pruner *pruner = NULL;
+  double *chains = NULL, *back = NULL;
+  int64_t rows = 0, i, sweeps = -1;
+  int32_t settled = 2, removed = -1;
+  const int64_t n = 50 * NV;
+
+  EXPECT_OK(zeta_rbm_new(NV, NH, 7, &rbm));
+  EXPECT_OK(zeta_rbm_init_from_data(rbm, g_patterns, PATTERNS, 0.1));
+  EXPECT_OK(zeta_options_new(&opts));
+  EXPECT_OK(zeta_options_set(opts, "method", 1));
+  EXPECT_OK(zeta_options_set(opts, "chains_per_temperature", 50));
+  EXPECT_OK(zeta_options_set(opts, "seed", 7));
+  EXPECT_OK(zeta_trainer_new(rbm, opts, &trainer));
+  zeta_options_free(opts);
+  EXPECT_OK(zeta_trainer_train(trainer, g_batch, BATCH, 100, 200, NULL, NULL));
+  chains = malloc(sizeof(double) * n);
+  back = malloc(sizeof(double) * n);
+  EXPECT_OK(zeta_trainer_chains(trainer, 0, chains, n));
+  zeta_trainer_free(trainer);
+
+  EXPECT_OK(zeta_options_new(&opts));
+  EXPECT_OK(zeta_options_set(opts, "n_temperatures", 1));
+  EXPECT_OK(zeta_options_set(opts, "prune_chains", 50));
+  EXPECT_OK(zeta_pruner_new(rbm, opts, &pruner));
+  zeta_options_free(opts);
+  EXPECT_OK(zeta_pruner_chains(pruner, NULL, 0, &rows));
+  CHECK(rows == 50);
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "capacity", zeta_pruner_chains(pruner, back, n - 1, &rows));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "n_rows", zeta_pruner_chains(pruner, back, n, NULL));
+  /* Bad chains change nothing: the wrong number of rows, a value other than 0 and 1. */
+  EXPECT_OK(zeta_pruner_chains(pruner, back, n, &rows));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "chains", zeta_pruner_set_chains(pruner, chains, 49));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "chains", zeta_pruner_set_chains(pruner, NULL, 50));
+  chains[3] = 0.5;
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "binary", zeta_pruner_set_chains(pruner, chains, 50));
+  chains[3] = 1.0;
+  {
+    double *now = malloc(sizeof(double) * n);
+    EXPECT_OK(zeta_pruner_chains(pruner, now, n, &rows));
+    CHECK(memcmp(now, back, sizeof(double) * n) == 0);
+    free(now);
+  }
+  /* The training's chains, taken as they are: no burn-in or settling before the first costs. */
+  EXPECT_OK(zeta_pruner_set_chains(pruner, chains, 50));
+  EXPECT_OK(zeta_pruner_chains(pruner, back, n, &rows));
+  for (i = 0; i < n; ++i) CHECK(back[i] == chains[i]);
+  EXPECT_OK(zeta_pruner_step(pruner, g_batch, BATCH, &removed));
+  EXPECT_OK(zeta_pruner_settling(pruner, &sweeps, &settled));
+  CHECK(removed >= 0 && sweeps == 0 && settled == -1);
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "pruner", zeta_pruner_set_chains(NULL, chains, 50));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "pruner", zeta_pruner_chains(NULL, back, n, &rows));
+  free(chains);
+  free(back);
+  zeta_pruner_free(pruner);
+  zeta_rbm_free(rbm);
+}
+
 int main(void) {
   make_patterns();
   test_exact_costs();
@@ -510,5 +572,6 @@ int main(void) {
   test_trainer_after_removal();
   test_pruner_defaults();
   test_anchor();
+  test_chains();
   return TEST_SUMMARY("test_pruner");
 }

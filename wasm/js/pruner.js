@@ -88,6 +88,29 @@ export class Pruner extends Handle {
     const p = this._check();
     return outI32((out) => mod()._zeta_pruner_settling(p, 0, out));
   }
+  /** The chains of every rung stacked (rung i in rows [i N, (i+1) N), 0 = beta 1, N = prune_chains), nVisible
+   *  binary values per row, for checkpoints (zeta_pruner_chains). */
+  chains() {
+    const p = this._check();
+    return withScope((s) => {
+      const rows = s.i64();
+      check(mod()._zeta_pruner_chains(p, 0, 0n, rows));
+      const n = readI64(rows) * this.rbm.nVisible;
+      const out = s.f64(n);
+      check(mod()._zeta_pruner_chains(p, out, BigInt(n), rows));
+      return copyOutF64(out, n);
+    });
+  }
+  /** Starts the chains from given states, stacked as chains() gives them, or a PCD trainer's persistent chains
+   *  (trainer.chains(0), as many): taken as they are, no burn-in or settling (zeta_pruner_set_chains). */
+  setChains(chains) {
+    const p = this._check();
+    withScope((s) => {
+      const [d, n] = rowsArg(s, chains, this.rbm.nVisible, 'chains');
+      check(mod()._zeta_pruner_set_chains(p, d, BigInt(n)));
+    });
+    return this;
+  }
   /** The last check of a single rung's carried log Z (anchorLogZ on an anchored pruner; zeta_pruner_log_z_check):
    *  {step (-1: none yet), difference (carried - new), z, driftVariance (per update, widening logZ().stdDev)}. */
   logZCheck() {

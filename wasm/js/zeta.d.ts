@@ -182,6 +182,11 @@ export class Pruner implements Disposable {
   /** Anchors a single rung's (n_temperatures 1) log Z tracking at an estimate of log Z of the model as it is now;
    *  anchoring again is a check that calibrates the carried value's drift (logZCheck). */
   anchorLogZ(mean: number, stdDev: number): this;
+  /** The chains of every rung stacked (rung i in rows [i N, (i+1) N), 0 = beta 1), nVisible values per row. */
+  chains(): Float64Array;
+  /** Starts the chains from given states (as chains() gives them, or a PCD trainer's chains(0)): no burn-in or
+   *  settling follows. */
+  setChains(chains: Rows): this;
   /** The last check of the carried log Z: step (-1: none yet), difference (carried - new estimate), z (|z| > 3:
    *  drifted beyond its error bars), driftVariance (per update, pooled over the checks; widens logZ().stdDev). */
   logZCheck(): { step: number; difference: number; z: number; driftVariance: number };

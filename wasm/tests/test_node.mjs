@@ -415,6 +415,12 @@ test('pruner: removes a hurting unit, follows removeHidden, reports progress, ca
   const sd = Math.sqrt(carried.stdDev * carried.stdDev + 0.0625);
   assert.ok(first.step === 1 && Math.abs(first.difference - 1) < 1e-9 && Math.abs(first.z - 1 / sd) < 1e-9 &&
             first.driftVariance >= 0, `log Z check ${JSON.stringify(first)}`);
+  // The chains, for checkpoints, and set from given states (a checkpoint's, or a PCD trainer's).
+  const chains = kept.chains();
+  assert.equal(chains.length, 1000 * rbm.nVisible);
+  chains[0] = 1 - chains[0];
+  assert.deepEqual(Array.from(kept.setChains(chains).chains()), Array.from(chains));
+  expectZetaError(() => kept.setChains(chains.subarray(rbm.nVisible)), 'ZETA_ERR_ARGUMENT', 'chains');
   kept.dispose();
   copy.dispose();
   if (rbm.nHidden >= 2) {

@@ -131,6 +131,29 @@ public sealed class Pruner : Handle {
     }
   }
 
+  /// <summary>The chains of every rung stacked (rung i in rows [i N, (i+1) N), 0 = beta 1, N = prune_chains),
+  /// NVisible binary values per row, for checkpoints (zeta_pruner_chains).</summary>
+  public double[] Chains() {
+    lock (this) {
+      var rows = new long[1];
+      ZetaNative.zeta_pruner_chains(CPtr, null, 0, rows);
+      var output = new double[ArrayLength(rows[0], Rbm.NVisible, "chains")];
+      ZetaNative.zeta_pruner_chains(CPtr, output, output.Length, rows);
+      return output;
+    }
+  }
+
+  /// <summary>Starts the chains from given states, stacked as Chains() gives them, or a PCD trainer's persistent
+  /// chains (trainer.Chains(0), as many): taken as they are, no burn-in or settling
+  /// (zeta_pruner_set_chains).</summary>
+  public void SetChains(double[] chains) {
+    lock (this) {
+      lock (Rbm) {
+        ZetaNative.zeta_pruner_set_chains(CPtr, chains, Rows(chains, Rbm.NVisible, nameof(chains)));
+      }
+    }
+  }
+
   /// <summary>The last check of a single rung's carried log Z: AnchorLogZ on an anchored pruner compares the
   /// carried value with the new estimate (zeta_pruner_log_z_check).</summary>
   public sealed class LogZCheck {

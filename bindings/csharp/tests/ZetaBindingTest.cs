@@ -481,6 +481,14 @@ public static class ZetaBindingTest {
         double sd = Math.Sqrt(carried.StdDev * carried.StdDev + 0.0625);
         Check(first.Step == 1 && Math.Abs(first.Difference - 1.0) < 1e-9 && Math.Abs(first.Z - 1.0 / sd) < 1e-9 &&
               first.DriftVariance >= 0.0, $"log Z check {first.Step} {first.Difference} {first.Z}");
+        // The chains, for checkpoints, and set from given states (a checkpoint's, or a PCD trainer's).
+        double[] chains = single.Chains();
+        Check(chains.Length == 1000 * NV, $"chains {chains.Length}");
+        chains[0] = 1.0 - chains[0];
+        single.SetChains(chains);
+        Check(single.Chains().SequenceEqual(chains), "SetChains");
+        double[] fewer = chains.Take(chains.Length - NV).ToArray();
+        Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "chains", () => single.SetChains(fewer));
       }
 
       // RemoveHidden: the column and bias go, later units move down; the last unit stays

@@ -520,6 +520,14 @@ public final class ZetaBindingTest {
         double sd = Math.sqrt(carried.stdDev() * carried.stdDev() + 0.0625);
         check(first.step == 1 && Math.abs(first.difference - 1.0) < 1e-9 && Math.abs(first.z - 1.0 / sd) < 1e-9
               && first.driftVariance >= 0.0, "log Z check " + first.step + " " + first.difference + " " + first.z);
+        // The chains, for checkpoints, and set from given states (a checkpoint's, or a PCD trainer's).
+        double[] chains = single.chains();
+        check(chains.length == 1000 * NV, "chains " + chains.length);
+        chains[0] = 1.0 - chains[0];
+        single.setChains(chains);
+        check(Arrays.equals(single.chains(), chains), "setChains");
+        double[] fewer = Arrays.copyOf(chains, chains.length - NV);
+        expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "chains", () -> single.setChains(fewer));
       }
 
       // removeHidden: the column and bias go, later units move down; the last unit stays

@@ -133,6 +133,25 @@ public final class Pruner extends Handle {
     return settled[0];
   }
 
+  /** The chains of every rung stacked (rung i in rows [i N, (i+1) N), 0 = beta 1, N = prune_chains), nVisible
+   *  binary values per row, for checkpoints (zeta_pruner_chains). */
+  public synchronized double[] chains() {
+    long[] rows = new long[1];
+    ZetaNative.zeta_pruner_chains(cptr(), null, 0, rows);
+    double[] out = new double[arrayLength(rows[0], rbm.nVisible(), "chains")];
+    ZetaNative.zeta_pruner_chains(cptr(), out, out.length, rows);
+    return out;
+  }
+
+  /** Starts the chains from given states, stacked as {@link #chains} gives them, or a PCD trainer's persistent
+   *  chains ({@code trainer.chains(0)}, as many): taken as they are, no burn-in or settling
+   *  (zeta_pruner_set_chains). */
+  public synchronized void setChains(double[] chains) {
+    synchronized (rbm) {
+      ZetaNative.zeta_pruner_set_chains(cptr(), chains, rows(chains, rbm.nVisible(), "chains"));
+    }
+  }
+
   /** The last check of a single rung's carried log Z: {@link #anchorLogZ} on an anchored pruner compares the
    *  carried value with the new estimate (zeta_pruner_log_z_check). */
   public static final class LogZCheck {
