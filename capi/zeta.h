@@ -460,10 +460,11 @@ ZETA_API zeta_status zeta_pruner_chains(const zeta_pruner *pruner, double *out, 
  * (nothing changed). O(M N n_v). */
 ZETA_API zeta_status zeta_pruner_set_chains(zeta_pruner *pruner, const double *chains, int64_t n_rows);
 /* The last check of a single rung's carried log Z (zeta_pruner_anchor_log_z on an anchored pruner): *step gets
- * the pruner's steps at the check (-1: no check yet, the other outputs then NaN and 0), *difference the carried
- * value minus the new estimate, *z that difference over its standard deviation (carried and new combined; |z| > 3
- * means the carried value had drifted beyond its error bars: the CLI warns), *drift_variance the drift variance
- * per update pooled over all checks so far, which widens std_dev from then on. Each output may be NULL. O(1). */
+ * the pruner's steps at the check (-1: no check yet; *difference and *z are then NaN, *drift_variance 0),
+ * *difference the carried value minus the new estimate, *z that difference over its standard deviation (carried
+ * and new combined; |z| > 3 means the carried value had drifted beyond its error bars: the CLI warns),
+ * *drift_variance the drift variance per update pooled over all checks so far, which widens the std_dev of
+ * zeta_pruner_log_z from then on. Each output may be NULL. O(1). */
 ZETA_API zeta_status zeta_pruner_log_z_check(const zeta_pruner *pruner, int64_t *step, double *difference, double *z,
                                              double *drift_variance);
 

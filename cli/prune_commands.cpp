@@ -35,6 +35,7 @@ struct PruneOptions {
   std::string kl = "auto";
   std::string anchor = "auto";
   std::int64_t check_every = -1;
+  std::string start_chains;
   std::string csv;
   std::string plot;
   PrunerConfig pruner;
@@ -64,6 +65,7 @@ int run_prune(PruneOptions o, bool quiet) {
                                                 : (o.pruner.n_temperatures >= 2 ? "none" : (small ? "exact" : "ais"));
 
   Pruner pruner(rbm, o.pruner, o.tracker);
+  if (!o.start_chains.empty()) pruner.set_chains(load_chains(o.start_chains));
   // An independent log Z of the model as it is now, as the anchor says: exact, or AIS (seeded per step).
   struct Check {
     double log_z = std::nan(""), sd = std::nan("");
@@ -240,6 +242,9 @@ void add_prune_command(CommandLine& cli) {
                   "auto: exact while the smaller layer has <= 20 units, else ais (a ladder tracks by itself)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "exact", "ais", "none"}));
+  cmd->add_option("--start-chains", o->start_chains,
+                  "chains file to start the chains from, as they are (zeta train --chains-out: the chains that "
+                  "trained the model; needs temperatures x chains rows): no burn-in or settling");
   cmd->add_option("--check-every", o->check_every,
                   "with an anchor, check the carried log Z against the anchor's method every this many steps and at "
                   "the end, re-anchor there and widen its sd by the drift the checks show (default: steps/10; 0: "

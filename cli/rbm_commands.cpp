@@ -21,7 +21,7 @@ void warn_if_unreliable(const AisResult& r) {
   if (!warning.empty()) std::fprintf(stderr, "warning: %s\n", warning.c_str());
 }
 
-int run_train(const TrainOptions& o, const std::string& out, bool quiet) {
+int run_train(const TrainOptions& o, const std::string& out, const std::string& chains_out, bool quiet) {
   const DataChoice d = load_data(o.data, o.limit);
   Rbm rbm = initial_model(d.train, o);
   SmlTrainer trainer(rbm, trainer_config(o));
@@ -34,6 +34,11 @@ int run_train(const TrainOptions& o, const std::string& out, bool quiet) {
   save_rbm(rbm, out);
   std::printf("trained %d x %d RBM (%s, %lld updates) -> %s\n", rbm.n_visible(), rbm.n_hidden(), o.method.c_str(),
               static_cast<long long>(o.updates), out.c_str());
+  if (!chains_out.empty()) {
+    const MatrixD chains = trainer.chains(0);
+    save_chains(chains, chains_out);
+    std::printf("%lld persistent chains (beta 1) -> %s\n", static_cast<long long>(chains.rows()), chains_out.c_str());
+  }
   if (o.method == "pt") {
     std::printf("swap rates:");
     for (double r : trainer.swap_rates()) std::printf(" %.2f", r);
@@ -137,14 +142,17 @@ void add_train_command(CommandLine& cli) {
   struct Train {
     TrainOptions options;
     std::string out = "model.zeta";
+    std::string chains_out;
   };
   auto train = std::make_shared<Train>();
   auto* cmd = cli.add_command("train", "train a binary RBM by CD-k, PCD-k or SML with parallel tempering",
                               [train](const GlobalOptions& g) {
-                                return run_train(train->options, train->out, g.quiet);
+                                return run_train(train->options, train->out, train->chains_out, g.quiet);
                               });
   add_train_options(cmd, train->options);
   cmd->add_option("-o,--out", train->out, "model file to write")->capture_default_str();
+  cmd->add_option("--chains-out", train->chains_out,
+                  "chains file of the persistent chains at beta 1 (for zeta prune --start-chains)");
 }
 
 void add_logz_command(CommandLine& cli) {

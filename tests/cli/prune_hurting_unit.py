@@ -3,7 +3,9 @@
 for one visible state away from every pattern, adding about the model's whole mass there), and check that
 `zeta prune` with its defaults removes that unit in its first steps, keeps the others, brings the exact KL back
 down, and writes the CSV, the plot and a loadable smaller model; and that with one rung (--temperatures 1) the
-tracked log Z, anchored at the exact one, follows the updates. Standard library only.
+tracked log Z, anchored at the exact one, follows the updates; and that it starts from the chains that trained
+the model (zeta train --chains-out, zeta prune --start-chains) and refuses chains of another count. Standard
+library only.
 
     prune_hurting_unit.py ZETA OUT_DIR
 """
@@ -76,7 +78,7 @@ def main():
     trained, hurt, pruned = out / "prune_bas.zeta", out / "prune_bas_hurt.zeta", out / "prune_bas_pruned.zeta"
     subprocess.run([zeta, "train", "--data", "bas:3", "--hidden", "10", "--method", "pcd", "--updates", "10000",
                     "--batch", "100", "--lr", "0.05", "--chains", "100", "--seed", "3", "-o", str(trained),
-                    "--quiet"], check=True)
+                    "--chains-out", str(out / "prune_bas.chains"), "--quiet"], check=True)
 
     nv, nh, W, b, c, base = read_rbm(trained)
     log_p = log_p_all(nv, nh, W, b, c)
@@ -136,6 +138,19 @@ def main():
     # checks calibrate. Nine checks of a calibrated normal error: beyond 4 sd has probability 0.06%.
     if not max(abs(v) for v in z[1:]) <= 4:
         failures.append(f"a check after the first found the carried log Z {max(abs(v) for v in z[1:]):.2f} sd off")
+    # The chains that trained the model (zeta train --chains-out), taken as they are: no settling, so no warning.
+    started = subprocess.run([zeta, "prune", str(trained), "--data", "bas:3", "--steps", "20", "--temperatures", "1",
+                              "--chains", "100", "--start-chains", str(out / "prune_bas.chains"),
+                              "-o", str(out / "prune_bas_started.zeta"), "--quiet"], capture_output=True, text=True)
+    if started.returncode != 0 or "settl" in started.stderr or not (out / "prune_bas_started.zeta").exists():
+        failures.append(f"prune --start-chains: exit {started.returncode}, stderr {started.stderr!r}")
+    # Chains of another count: a clear error, and no model written.
+    never = out / "prune_bas_never.zeta"
+    wrong = subprocess.run([zeta, "prune", str(trained), "--data", "bas:3", "--steps", "2", "--temperatures", "1",
+                            "--start-chains", str(out / "prune_bas.chains"), "-o", str(never), "--quiet"],
+                           capture_output=True, text=True)
+    if wrong.returncode == 0 or "chains must be 1000 x 9" not in wrong.stderr or never.exists():
+        failures.append(f"prune with 100 chains for 1000: exit {wrong.returncode}, stderr {wrong.stderr!r}")
     for f in failures:
         print("FAILED:", f)
     if failures:

@@ -1,6 +1,7 @@
 // libFuzzer target: loading models from untrusted bytes (what zeta_rbm_from_bytes / zeta_rbm_load,
-// zeta_ebp_from_bytes / zeta_ebp_load, zeta_softmax_from_bytes / zeta_softmax_load and the DARN loaders call).
-// Properties checked on every input, for each of the four loaders:
+// zeta_ebp_from_bytes / zeta_ebp_load, zeta_softmax_from_bytes / zeta_softmax_load, the DARN loaders and the
+// chains files of zeta prune --start-chains call).
+// Properties checked on every input, for each of the loaders:
 //   - the only failure is zeta::Error with code kFormat (anything else is a bug: the C API would report it as
 //     another status, ZETA_ERR_INTERNAL, or crash);
 //   - an accepted input is a consistent model whose serialization gives back the same bytes.
@@ -56,6 +57,10 @@ void check_all(const std::uint8_t* data, std::size_t size) {
     const zeta::SoftmaxClassifier model = zeta::SoftmaxClassifier::deserialize(data, size);
     same_bytes(model.serialize(), data, size, "softmax");
   });
+  check("chains", [&] {
+    const zeta::MatrixD chains = zeta::deserialize_chains(data, size);
+    same_bytes(zeta::serialize_chains(chains), data, size, "chains");
+  });
   check("a DARN", [&] {
     const std::unique_ptr<zeta::DarnNetwork> network = zeta::deserialize_darn(data, size);
     same_bytes(zeta::serialize_darn(*network), data, size, "DARN");
@@ -65,12 +70,14 @@ void check_all(const std::uint8_t* data, std::size_t size) {
 }  // namespace
 
 // Most mutations of a whole file only hit the checksums, so inputs starting with 'P' (RBM), 'E' (EBP), 'S'
-// (softmax) or 'D' (DARN) are taken as a bare payload of that kind and given a valid container first: that way the fuzzer
+// (softmax), 'D' (DARN) or 'C' (chains) are taken as a bare payload of that kind and given a valid container first: that way the fuzzer
 // also explores the payload parsers.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   zeta::ObjectKind kind = zeta::ObjectKind::kRbm;
-  const bool payload = size > 0 && (data[0] == 'P' || data[0] == 'E' || data[0] == 'S' || data[0] == 'D');
+  const bool payload = size > 0 &&
+                       (data[0] == 'P' || data[0] == 'E' || data[0] == 'S' || data[0] == 'D' || data[0] == 'C');
   if (payload) {
+    if (data[0] == 'C') kind = zeta::ObjectKind::kChains;
     if (data[0] == 'E') kind = zeta::ObjectKind::kEbp;
     if (data[0] == 'S') kind = zeta::ObjectKind::kSoftmax;
     if (data[0] == 'D') kind = zeta::ObjectKind::kDarn;

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes the fuzz seed corpus: small valid RBM, EBP and softmax files (the formats of core/rbm/src/model.cpp,
-core/ebp/src/ebp.cpp and core/softmax/src/classifier.cpp) and broken variants. The DARN seeds (darn_*,
+"""Writes the fuzz seed corpus: small valid RBM, EBP, softmax and chains files (the formats of core/rbm/src/model.cpp,
+core/ebp/src/ebp.cpp, core/softmax/src/classifier.cpp and the chains files of core/rbm/src/model.cpp) and broken
+variants. The DARN seeds (darn_*,
 payload_darn_*: small models, fresh and after a few updates, written by zeta::serialize_darn) are not written here:
 their format carries the trainer's state, which only the library produces."""
 import math
@@ -56,6 +57,12 @@ def softmax(d, c, hidden=0, bias=True, method=2, k=1, margin=float("nan")):
     return p
 
 
+def chains(rows, cols):
+    bits = [(r * 7 + k * 3) % 5 < 2 for r in range(rows) for k in range(cols)]
+    packed = bytes(sum(1 << i for i in range(8) if j + i < len(bits) and bits[j + i]) for j in range(0, len(bits), 8))
+    return struct.pack("<qq", rows, cols) + packed
+
+
 def main():
     os.makedirs(HERE, exist_ok=True)
     files = {
@@ -78,6 +85,9 @@ def main():
     files["softmax_2x2_exact"] = container(softmax(2, 2, method=0), kind=4)
     files["payload_ebp_3_2_1"] = b"E" + ebp(3, [2], 1)
     files["payload_softmax_3x4"] = b"S" + softmax(3, 4)
+    files["chains_3x5"] = container(chains(3, 5), kind=6)
+    files["chains_2x8"] = container(chains(2, 8), kind=6)
+    files["payload_chains_4x3"] = b"C" + chains(4, 3)
     files["softmax_truncated"] = files["softmax_3x4_bernoulli"][:-8]
     valid = files["rbm_3x2_base_rates"]
     files["truncated_header"] = valid[:10]

@@ -1,6 +1,7 @@
 #include "zeta/rbm/model.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "zeta/base/error.hpp"
@@ -146,6 +147,62 @@ Rbm load_rbm(const std::string& path) {
   const Bytes bytes = read_file(path);
   try {
     return deserialize_rbm(bytes.data(), bytes.size());
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kFormat) throw Error(ErrorCode::kFormat, "'" + path + "': " + e.what());
+    throw;
+  }
+}
+
+Bytes serialize_chains(const MatrixD& chains) {
+  require(chains.rows() >= 1 && chains.cols() >= 1, "chains need at least one row and one column");
+  require(((chains.array() == 0.0) || (chains.array() == 1.0)).all(), "chains must hold 0/1 values");
+  ByteWriter w;
+  w.i64(chains.rows());
+  w.i64(chains.cols());
+  std::uint8_t byte = 0;
+  std::int64_t bit = 0;
+  for (Eigen::Index r = 0; r < chains.rows(); ++r)
+    for (Eigen::Index k = 0; k < chains.cols(); ++k, ++bit) {
+      if (chains(r, k) == 1.0) byte = static_cast<std::uint8_t>(byte | (1u << (bit % 8)));
+      if (bit % 8 == 7) {
+        w.u8(byte);
+        byte = 0;
+      }
+    }
+  if (bit % 8 != 0) w.u8(byte);
+  return wrap_payload(ObjectKind::kChains, w.take());
+}
+
+MatrixD deserialize_chains(const std::uint8_t* data, std::size_t size) {
+  const Bytes payload = unwrap_payload(data, size, ObjectKind::kChains);
+  ByteReader r(payload.data(), payload.size());
+  const std::int64_t rows = r.i64();
+  const std::int64_t cols = r.i64();
+  // Sizes against the bytes present before allocating anything (and before multiplying them).
+  constexpr std::int64_t kMaxSide = std::int64_t{1} << 31;
+  if (rows <= 0 || cols <= 0 || rows > kMaxSide || cols > kMaxSide)
+    throw Error(ErrorCode::kFormat, "chains need a positive number of rows and columns");
+  const std::uint64_t bits = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
+  if ((bits + 7) / 8 != r.remaining()) throw Error(ErrorCode::kFormat, "chains data has the wrong length");
+  MatrixD chains(rows, cols);
+  std::uint8_t byte = 0;
+  std::uint64_t bit = 0;
+  for (Eigen::Index i = 0; i < rows; ++i)
+    for (Eigen::Index k = 0; k < cols; ++k, ++bit) {
+      if (bit % 8 == 0) byte = r.u8();
+      chains(i, k) = (byte >> (bit % 8)) & 1u;
+    }
+  if (bit % 8 != 0 && (byte >> (bit % 8)) != 0) throw Error(ErrorCode::kFormat, "chains data has stray bits");
+  r.expect_end();
+  return chains;
+}
+
+void save_chains(const MatrixD& chains, const std::string& path) { write_file_atomic(path, serialize_chains(chains)); }
+
+MatrixD load_chains(const std::string& path) {
+  const Bytes bytes = read_file(path);
+  try {
+    return deserialize_chains(bytes.data(), bytes.size());
   } catch (const Error& e) {
     if (e.code() == ErrorCode::kFormat) throw Error(ErrorCode::kFormat, "'" + path + "': " + e.what());
     throw;

@@ -122,5 +122,39 @@ TEST(ModelFiles, SavedFilesGetTheUsualPermissions) {
   ::umask(old_mask);
 }
 
+// Chains files: bits packed row by row, round trip exact; every truncation, stray bit, bad size and value a clear
+// error; a file that fails to save leaves nothing behind.
+TEST(ChainsFiles, RoundTripAndBadInput) {
+  MatrixD chains(3, 5);
+  for (Eigen::Index r = 0; r < 3; ++r)
+    for (Eigen::Index k = 0; k < 5; ++k) chains(r, k) = (r * 7 + k * 3) % 5 < 2 ? 1.0 : 0.0;
+  const Bytes bytes = serialize_chains(chains);
+  ASSERT_EQ(bytes.size(), kHeaderSize + 16 + 2);  // rows, columns, then 15 bits in 2 bytes
+  EXPECT_EQ(bytes[6], 6);                         // kind: chains
+  EXPECT_EQ(deserialize_chains(bytes.data(), bytes.size()), chains);
+  for (std::size_t n = 0; n < bytes.size(); ++n)
+    EXPECT_EQ(code_of_failure([&] { deserialize_chains(bytes.data(), n); }), ErrorCode::kFormat) << "length " << n;
+  Bytes stray = unwrap_payload(bytes.data(), bytes.size(), ObjectKind::kChains);
+  stray.back() |= 0x80;  // bit 16 of 15
+  const Bytes stray_file = wrap_payload(ObjectKind::kChains, stray);
+  EXPECT_EQ(code_of_failure([&] { deserialize_chains(stray_file.data(), stray_file.size()); }), ErrorCode::kFormat);
+  Bytes huge = stray;
+  for (int i = 0; i < 16; ++i) huge[static_cast<std::size_t>(i)] = 0x7F;  // 2^63-ish rows and columns
+  const Bytes huge_file = wrap_payload(ObjectKind::kChains, huge);
+  EXPECT_EQ(code_of_failure([&] { deserialize_chains(huge_file.data(), huge_file.size()); }), ErrorCode::kFormat);
+  const Bytes model = serialize_rbm(random_rbm(3, 2, 106));
+  EXPECT_EQ(code_of_failure([&] { deserialize_chains(model.data(), model.size()); }), ErrorCode::kFormat);
+
+  TempDir dir;
+  save_chains(chains, dir.file("c.chains"));
+  EXPECT_EQ(load_chains(dir.file("c.chains")), chains);
+  MatrixD half = chains;
+  half(1, 1) = 0.5;
+  EXPECT_EQ(code_of_failure([&] { save_chains(half, dir.file("bad.chains")); }), ErrorCode::kArgument);
+  EXPECT_EQ(code_of_failure([&] { save_chains(MatrixD(0, 5), dir.file("empty.chains")); }), ErrorCode::kArgument);
+  EXPECT_EQ(dir.files().size(), 1U);
+  EXPECT_EQ(code_of_failure([&] { load_chains(dir.file("absent.chains")); }), ErrorCode::kIo);
+}
+
 }  // namespace
 }  // namespace zeta

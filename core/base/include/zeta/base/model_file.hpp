@@ -15,7 +15,7 @@ using Bytes = std::vector<std::uint8_t>;
 
 // One value per kind of object a model file can hold; a new model family adds its kind here (values are never
 // reused: files saved by one version load in the next).
-enum class ObjectKind : std::uint16_t { kRbm = 1, kTrainer = 2, kEbp = 3, kSoftmax = 4, kDarn = 5 };
+enum class ObjectKind : std::uint16_t { kRbm = 1, kTrainer = 2, kEbp = 3, kSoftmax = 4, kDarn = 5, kChains = 6 };
 
 // Container: "ZETA", u16 format version, u16 kind, u64 payload size, u32 CRC-32 of the payload, u32 CRC-32 of
 // the preceding 20 header bytes, then the payload. All integers little-endian.

@@ -71,4 +71,12 @@ Rbm deserialize_rbm(const std::uint8_t* data, std::size_t size);
 void save_rbm(const Rbm& rbm, const std::string& path);
 Rbm load_rbm(const std::string& path);
 
+// Chains files: the states of persistent chains, rows of 0/1 visible values (a PCD trainer's, for a pruner to go
+// on from: zeta train --chains-out, zeta prune --start-chains). The same container, kind kChains: rows and
+// columns, then the values one bit each, row by row, the last byte's unused bits zero.
+Bytes serialize_chains(const MatrixD& chains);
+MatrixD deserialize_chains(const std::uint8_t* data, std::size_t size);
+void save_chains(const MatrixD& chains, const std::string& path);
+MatrixD load_chains(const std::string& path);
+
 }  // namespace zeta
