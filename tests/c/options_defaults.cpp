@@ -71,6 +71,7 @@ std::string differences(const zeta::TrackerConfig& a, const zeta::TrackerConfig&
   FIELD(a, b, remove_self_influence, d);
   FIELD(a, b, variance_smoothing, d);
   FIELD(a, b, bridge_correlations, d);
+  FIELD(a, b, carried_drift_variance, d);
   return d;
 }
 
