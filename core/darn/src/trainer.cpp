@@ -674,13 +674,7 @@ void save_darn(const DarnNetwork& network, const std::string& path) {
 }
 
 std::unique_ptr<DarnNetwork> load_darn(const std::string& path) {
-  const Bytes bytes = read_file(path);
-  try {
-    return deserialize_darn(bytes.data(), bytes.size());
-  } catch (const Error& e) {
-    if (e.code() == ErrorCode::kFormat) throw Error(ErrorCode::kFormat, "'" + path + "': " + e.what());
-    throw;
-  }
+  return load_model_file(path, [](const Bytes& bytes) { return deserialize_darn(bytes.data(), bytes.size()); });
 }
 
 }  // namespace zeta

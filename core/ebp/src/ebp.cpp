@@ -503,13 +503,7 @@ Ebp Ebp::deserialize(const std::uint8_t* data, std::size_t size) {
 void Ebp::save(const std::string& path) const { write_file_atomic(path, serialize()); }
 
 Ebp Ebp::load(const std::string& path) {
-  const Bytes bytes = read_file(path);
-  try {
-    return deserialize(bytes);
-  } catch (const Error& e) {
-    if (e.code() == ErrorCode::kFormat) throw Error(ErrorCode::kFormat, "'" + path + "': " + e.what());
-    throw;
-  }
+  return load_model_file(path, [](const Bytes& bytes) { return Ebp::deserialize(bytes); });
 }
 
 }  // namespace zeta

@@ -144,13 +144,7 @@ Rbm deserialize_rbm(const std::uint8_t* data, std::size_t size) {
 void save_rbm(const Rbm& rbm, const std::string& path) { write_file_atomic(path, serialize_rbm(rbm)); }
 
 Rbm load_rbm(const std::string& path) {
-  const Bytes bytes = read_file(path);
-  try {
-    return deserialize_rbm(bytes.data(), bytes.size());
-  } catch (const Error& e) {
-    if (e.code() == ErrorCode::kFormat) throw Error(ErrorCode::kFormat, "'" + path + "': " + e.what());
-    throw;
-  }
+  return load_model_file(path, [](const Bytes& bytes) { return deserialize_rbm(bytes.data(), bytes.size()); });
 }
 
 Bytes serialize_chains(const MatrixD& chains) {
@@ -200,13 +194,7 @@ MatrixD deserialize_chains(const std::uint8_t* data, std::size_t size) {
 void save_chains(const MatrixD& chains, const std::string& path) { write_file_atomic(path, serialize_chains(chains)); }
 
 MatrixD load_chains(const std::string& path) {
-  const Bytes bytes = read_file(path);
-  try {
-    return deserialize_chains(bytes.data(), bytes.size());
-  } catch (const Error& e) {
-    if (e.code() == ErrorCode::kFormat) throw Error(ErrorCode::kFormat, "'" + path + "': " + e.what());
-    throw;
-  }
+  return load_model_file(path, [](const Bytes& bytes) { return deserialize_chains(bytes.data(), bytes.size()); });
 }
 
 }  // namespace zeta

@@ -992,13 +992,7 @@ SoftmaxClassifier SoftmaxClassifier::deserialize(const std::uint8_t* data, std::
 void SoftmaxClassifier::save(const std::string& path) const { write_file_atomic(path, serialize()); }
 
 SoftmaxClassifier SoftmaxClassifier::load(const std::string& path) {
-  const Bytes bytes = read_file(path);
-  try {
-    return deserialize(bytes);
-  } catch (const Error& e) {
-    if (e.code() == ErrorCode::kFormat) throw Error(ErrorCode::kFormat, "'" + path + "': " + e.what());
-    throw;
-  }
+  return load_model_file(path, [](const Bytes& bytes) { return SoftmaxClassifier::deserialize(bytes); });
 }
 
 }  // namespace zeta

@@ -9,6 +9,8 @@
 
 #include <cstddef>
 
+#include "zeta/base/error.hpp"
+
 namespace zeta {
 
 using Bytes = std::vector<std::uint8_t>;
@@ -69,5 +71,17 @@ class ByteReader {
 // Writes bytes to path atomically (temporary file in the same directory, flushed, then renamed).
 void write_file_atomic(const std::string& path, const Bytes& bytes);
 Bytes read_file(const std::string& path);
+
+// Reads the file at path and returns deserialize(its bytes); a format error names the file.
+template <class Deserialize>
+auto load_model_file(const std::string& path, Deserialize&& deserialize) {
+  const Bytes bytes = read_file(path);
+  try {
+    return deserialize(bytes);
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kFormat) throw Error(ErrorCode::kFormat, "'" + path + "': " + e.what());
+    throw;
+  }
+}
 
 }  // namespace zeta
