@@ -9,7 +9,8 @@ src=$2
 work=$3
 seconds=$4
 cmake=${5:-cmake}
-flags="-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
+# -g1: line tables only, enough for symbolised reports, and a third less compile time than -g on Eigen code.
+flags="-O1 -g1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
 mkdir -p "$work/corpus"
 # A sub-build configured from another source tree (a moved checkout) cannot be reused.
 grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$src" "$work/build/CMakeCache.txt" 2>/dev/null || rm -rf "$work/build"
