@@ -274,7 +274,7 @@ struct Config {
 // positive phase X·W; per Gibbs step H·Wᵀ and V·W (the sweep's closing refresh); the gradient [X; V₀]ᵀ·[P; N]
 // as one product;
 // refresh of the chains' pre-activations under the new parameters: V·W, or V·Uᵀ and O·Z when the trainer
-// takes the low-rank route (K = batch + model rows).
+// takes the low-rank route (K = batch + model rows; V·Uᵀ only where it is not counted by popcount).
 std::vector<GemmShape> update_gemms(const Config& c, int batch, int n_visible, int n_hidden) {
   std::vector<GemmShape> g = {{GemmKind::kXW, batch}};
   for (int k = 0; k < c.trainer.gibbs_steps; ++k) {
@@ -284,7 +284,8 @@ std::vector<GemmShape> update_gemms(const Config& c, int batch, int n_visible, i
   const int k = batch + c.model_rows;
   g.push_back({GemmKind::kXtP, k});
   if (zeta::low_rank_refresh_pays(c.trainer, n_visible, n_hidden, k)) {
-    g.push_back({GemmKind::kVUt, c.rows, k});
+    // V·Uᵀ of 0/1 rows is counted by popcount (zeta::multiply_transposed_binary), not a GEMM, where the CPU can.
+    if (!zeta::binary_products_counted()) g.push_back({GemmKind::kVUt, c.rows, k});
     g.push_back({GemmKind::kOZ, c.rows, k});
   } else {
     g.push_back({GemmKind::kXW, c.rows});

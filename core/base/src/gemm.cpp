@@ -1,9 +1,13 @@
 #include "zeta/base/gemm.hpp"
 
 #include <climits>
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/kernels.hpp"
 
 #if defined(ZETA_BLAS_OPENBLAS) || defined(ZETA_BLAS_BLIS)
 #define ZETA_HAVE_CBLAS 1
@@ -75,7 +79,106 @@ void blas_gemm(const ConstMatrixRef<S>& a, Transpose op_a, const ConstMatrixRef<
 }
 #endif
 
+// Counting the bits of a word must be one instruction for the counted product to beat the float one. x86-64 has
+// it from x86-64-v2 on: a build for the baseline gets a second copy of the counting loop for CPUs that have it.
+#if defined(__x86_64__) && !defined(__POPCNT__)
+#define ZETA_POPCNT_TARGET __attribute__((target("popcnt")))
+bool counts_bits() {
+  static const bool has = __builtin_cpu_supports("popcnt");
+  return has;
+}
+#else
+#define ZETA_POPCNT_TARGET
+constexpr bool counts_bits() {
+#if defined(__POPCNT__) || defined(__wasm__) || defined(__aarch64__)
+  return true;
+#else
+  return false;
+#endif
+}
+#endif
+
+// c(i, j) = shared ones of row i of a (first ≤ i < first + count) and row j of b, from their packed words;
+// b is word-major (word w of every row contiguous) so that the innermost loop runs over b's rows and vectorises.
+template <class S>
+ZETA_POPCNT_TARGET void count_shared_ones(const std::uint64_t* a, Eigen::Index first, Eigen::Index count,
+                                          const std::uint64_t* b_by_word, Eigen::Index nb, Eigen::Index words,
+                                          MatrixRef<S>& c) {
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(nb));
+  for (Eigen::Index i = first; i < first + count; ++i) {
+    std::fill(counts.begin(), counts.end(), 0);
+    for (Eigen::Index w = 0; w < words; ++w) {
+      const std::uint64_t x = a[i * words + w];
+      const std::uint64_t* y = b_by_word + w * nb;
+      for (Eigen::Index j = 0; j < nb; ++j)
+        counts[static_cast<std::size_t>(j)] += static_cast<std::uint64_t>(__builtin_popcountll(x & y[j]));
+    }
+    for (Eigen::Index j = 0; j < nb; ++j) c(i, j) = static_cast<S>(counts[static_cast<std::size_t>(j)]);
+  }
+}
+
+// Packs rows of 0/1 entries 64 to a word, row `r` at words [r·words, (r+1)·words). Returns false (out unusable)
+// when an entry is neither 0 nor 1. Each block of 8 entries becomes 8 bytes of 0/1 (a compare the compiler
+// vectorises) and then one byte by a multiply that gathers their low bits; the bit order within a word is the
+// same for every row, which is all a count of shared ones needs.
+template <class S>
+bool pack_bits(const ConstMatrixRef<S>& x, Eigen::Index words, std::vector<std::uint64_t>& out) {
+  const Eigen::Index cols = x.cols();
+  out.assign(static_cast<std::size_t>(x.rows() * words), 0);
+  bool other = false;
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    const S* row = x.row(r).data();
+    for (Eigen::Index w = 0; w < words; ++w) {
+      unsigned char bytes[64] = {};
+      const Eigen::Index first = w * 64, n = std::min<Eigen::Index>(64, cols - first);
+      unsigned char not_binary = 0;
+      for (Eigen::Index j = 0; j < n; ++j) {
+        const S v = row[first + j];
+        bytes[j] = v == S(1);
+        not_binary |= static_cast<unsigned char>((v != S(0)) & (v != S(1)));
+      }
+      other |= not_binary != 0;
+      std::uint64_t word = 0;
+      for (int k = 0; k < 8; ++k) {
+        std::uint64_t eight;
+        std::memcpy(&eight, bytes + 8 * k, sizeof eight);
+        word |= ((eight * 0x0102040810204080ULL) >> 56) << (8 * k);
+      }
+      out[static_cast<std::size_t>(r * words + w)] = word;
+    }
+  }
+  return !other;
+}
+
 }  // namespace
+
+template <class S>
+void multiply_transposed_binary(ConstMatrixRef<S> a, ConstMatrixRef<S> b, MatrixRef<S> c) {
+  require(a.cols() == b.cols() && c.rows() == a.rows() && c.cols() == b.rows(),
+          "multiply_transposed_binary: the operands' shapes do not match");
+  // Counts up to 2^24 are exact in float, as are the GEMM's partial sums of 0/1 products.
+  const bool countable = counts_bits() && a.cols() > 0 && a.cols() <= (Eigen::Index{1} << 24);
+  thread_local std::vector<std::uint64_t> a_bits, b_bits, b_by_word;
+  const Eigen::Index words = (a.cols() + 63) / 64;
+  if (!countable || !pack_bits(a, words, a_bits) || !pack_bits(b, words, b_bits)) {
+    gemm<S>(a, Transpose::kNo, b, Transpose::kYes, c, S(1), S(0));
+    return;
+  }
+  const Eigen::Index nb = b.rows();
+  b_by_word.resize(static_cast<std::size_t>(nb * words));
+  for (Eigen::Index j = 0; j < nb; ++j)
+    for (Eigen::Index w = 0; w < words; ++w)
+      b_by_word[static_cast<std::size_t>(w * nb + j)] = b_bits[static_cast<std::size_t>(j * words + w)];
+  // Each row of c on its own: the same result for any number of threads. The buffers are this thread's
+  // (thread_local), so the other threads get their addresses, not the names.
+  const std::uint64_t* a_words = a_bits.data();
+  const std::uint64_t* b_words = b_by_word.data();
+  for_row_blocks(a.rows(), nb * words, [&](Eigen::Index first, Eigen::Index count) {
+    count_shared_ones<S>(a_words, first, count, b_words, nb, words, c);
+  });
+}
+
+bool binary_products_counted() { return counts_bits(); }
 
 template <class S>
 void gemm(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c, S alpha, S beta) {
@@ -116,5 +219,7 @@ template void gemm<float>(ConstMatrixRef<float>, Transpose, ConstMatrixRef<float
                           float);
 template void gemm<double>(ConstMatrixRef<double>, Transpose, ConstMatrixRef<double>, Transpose, MatrixRef<double>,
                            double, double);
+template void multiply_transposed_binary<float>(ConstMatrixRef<float>, ConstMatrixRef<float>, MatrixRef<float>);
+template void multiply_transposed_binary<double>(ConstMatrixRef<double>, ConstMatrixRef<double>, MatrixRef<double>);
 
 }  // namespace zeta

@@ -86,7 +86,7 @@ void TemperedSampler<S>::refresh_low_rank(const ParamMirror<S>& p, const Vec<S>&
   }
   thread_local Mat<S> overlap;  // V Uᵀ: rows × K
   overlap.resize(v_.rows(), U.rows());
-  multiply<S>(v_, U, Transpose::kYes, overlap);
+  multiply_transposed_binary<S>(v_, U, overlap);  // chains and data rows: 0/1, counted by popcount
   if (keep != S(1)) {
     a_.rowwise() -= c_old.transpose();
     a_ *= keep;

@@ -269,11 +269,11 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     }
     using RowArray = Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     const auto x = sampler_.block_chains(0);
-    // K = x_m·x_n + 1 (the +1 is the c / b terms). The chains are 0/1, so the dots are counts ≤ n_visible: exact
-    // in float. Symmetric, so n(n+1)/2 row dots (a GEMM call costs more than the arithmetic at this size).
-    MatrixD k(n, n);
-    for (Eigen::Index r = 0; r < n; ++r)
-      for (Eigen::Index m = 0; m <= r; ++m) k(r, m) = k(m, r) = static_cast<double>(x.row(r).dot(x.row(m))) + 1.0;
+    // K = x_m·x_n + 1 (the +1 is the c / b terms). The chains are 0/1, so the dots are counts ≤ n_visible: exact.
+    thread_local Mat<S> shared_ones;
+    shared_ones.resize(n, n);
+    multiply_transposed_binary<S>(x, x, shared_ones);
+    const MatrixD k = (shared_ones.template cast<double>().array() + 1.0).matrix();
     const RowArray sig = negative_.template cast<double>().array();  // σ(a) under θ_t at the chains
     const RowArray a_next = sampler_.block_preactivations(0).template cast<double>().array();  // under θ_{t+1}
     const RowArray ks = (k * sig.matrix()).array();                                            // Σ_m K_mr σ_m

@@ -137,5 +137,76 @@ TEST(Gemm, NamesItsBackend) {
   EXPECT_TRUE(backend == "openblas" || backend == "blis" || backend == "eigen") << backend;
 }
 
+template <class S>
+Mat<S> random_binary(Eigen::Index rows, Eigen::Index cols, double density, Rng& rng) {
+  Mat<S> m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = rng.uniform() < density ? S(1) : S(0);
+  return m;
+}
+
+// Products of 0/1 matrices are exact integer counts whichever way they are computed, so the counted product must
+// equal the float GEMM bit for bit: every column count around the 64-entry words, densities from empty to full,
+// and blocks of larger matrices.
+template <class S>
+void expect_binary_products_exact() {
+  Rng rng(11);
+  for (const Eigen::Index cols : {1, 7, 63, 64, 65, 128, 200, 784}) {
+    for (const double density : {0.0, 0.05, 0.5, 1.0}) {
+      const Mat<S> a = random_binary<S>(37, cols, density, rng), b = random_binary<S>(19, cols, 1.0 - density, rng);
+      Mat<S> counted(a.rows(), b.rows()), reference(a.rows(), b.rows());
+      counted.setConstant(S(-7));  // must be overwritten
+      multiply_transposed_binary<S>(a, b, counted);
+      for (Eigen::Index i = 0; i < a.rows(); ++i)
+        for (Eigen::Index j = 0; j < b.rows(); ++j)
+          reference(i, j) = static_cast<S>((a.row(i).array() * b.row(j).array()).count());
+      EXPECT_EQ(counted, reference) << "cols " << cols << ", density " << density;
+    }
+  }
+  Mat<S> big = random_binary<S>(50, 130, 0.3, rng), out = Mat<S>::Constant(60, 20, S(5));
+  multiply_transposed_binary<S>(big.middleRows(3, 40), big.topRows(20), out.middleRows(10, 40));
+  Mat<S> expected = big.middleRows(3, 40) * big.topRows(20).transpose();
+  EXPECT_EQ(out.middleRows(10, 40), expected);
+  EXPECT_TRUE((out.topRows(10).array() == S(5)).all() && (out.bottomRows(10).array() == S(5)).all());
+}
+
+TEST(Gemm, BinaryProductsAreExactCountsInFloatAndDouble) {
+#if defined(__x86_64__) || defined(__aarch64__)
+  EXPECT_TRUE(binary_products_counted());  // so that the counting path is the one tested here
+#endif
+  expect_binary_products_exact<float>();
+  expect_binary_products_exact<double>();
+}
+
+// Any other value anywhere falls back to the GEMM: the product is still right.
+TEST(Gemm, BinaryProductWithOtherValuesIsTheGemm) {
+  Rng rng(12);
+  for (const Eigen::Index where : {0, 100, 783}) {
+    Mat<double> a = random_binary<double>(9, 784, 0.4, rng), b = random_binary<double>(5, 784, 0.4, rng);
+    a.data()[where] = 0.25;
+    b(4, 783) = -1.0;
+    Mat<double> out(9, 5);
+    multiply_transposed_binary<double>(a, b, out);
+    Mat<double> zero_c = Mat<double>::Zero(9, 5);
+    expect_product<double>(a, false, b, true, zero_c, out, 1.0, 0.0, "non-binary operands");
+  }
+  Mat<float> a = random_binary<float>(4, 70, 0.5, rng), b = random_binary<float>(3, 70, 0.5, rng);
+  a(2, 69) = std::numeric_limits<float>::quiet_NaN();
+  Mat<float> out(4, 3);
+  multiply_transposed_binary<float>(a, b, out);
+  EXPECT_TRUE(out.row(2).array().isNaN().all());  // NaN · 0 is NaN, as in the GEMM
+  EXPECT_EQ(out.row(0), (a.row(0) * b.transpose()).eval());
+}
+
+TEST(Gemm, BinaryProductShapesMustMatch) {
+  Mat<float> a(3, 10), b(4, 11), c(3, 4);
+  a.setZero();
+  b.setZero();
+  EXPECT_THROW(multiply_transposed_binary<float>(a, b, c), Error);
+  Mat<float> b2 = Mat<float>::Zero(4, 10), c2(3, 5);
+  EXPECT_THROW(multiply_transposed_binary<float>(a, b2, c2), Error);
+  Mat<float> empty_a(0, 10), empty_c(0, 4);
+  EXPECT_NO_THROW(multiply_transposed_binary<float>(empty_a, b2, empty_c));
+}
+
 }  // namespace
 }  // namespace zeta
