@@ -22,6 +22,7 @@ random stream, and a resumed removal re-anchors its log Z at AIS of the checkpoi
 
   python3 bench/rbm/removal_fashion.py --bin build/bench/bench_removal_fashion --out bench/rbm/removal/fashion \
       --steps 20000 [--scratch]
+  python3 bench/rbm/removal_fashion.py --out bench/rbm/removal/fashion --table   # the docs' tables from the CSVs
 """
 import argparse
 import json
@@ -82,6 +83,32 @@ def train(a, path, label, hidden, seed):
     return model
 
 
+def print_tables(path):
+    """Markdown tables of docs/removal.md: the starting (and from-scratch) models, the removal at its AIS checks."""
+    print("| model | steps | N | log Z (AIS) | train LL | test LL |\n|---|---|---|---|---|---|")
+    for r in rows(path("train.csv")):
+        if r["ais_log_z"]:
+            print(f"| {r['label']} | {int(r['step']):,} | {r['n_hidden']} | {float(r['ais_log_z']):.2f} ± "
+                  f"{float(r['ais_std_err']):.2f} | {float(r['train_ll']):.2f} | {float(r['test_ll']):.2f} |")
+    print()
+    print("| step | N | carried log Z | AIS log Z | difference (sd) | test LL (AIS) | min C ± sd | hours |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows(path("trace.csv")):
+        if not r["ais_log_z"]:
+            continue
+        carried, sd = float(r["log_z_tracked"]), float(r["log_z_sd"])
+        ais, se = float(r["ais_log_z"]), float(r["ais_std_err"])
+        diff = carried - ais
+        z = diff / (sd * sd + se * se) ** 0.5 if sd > 0 or se > 0 else float("nan")
+        test_ll = float(r["test_ll"]) + diff  # the trace's test LL uses the carried log Z
+        cost = f"{float(r['min_cost']):.2f} ± {float(r['min_cost_sd']):.2f}" if r["min_cost"] != "nan" else "—"
+        print(f"| {int(r['step']):,} | {r['n_hidden']} | {carried:.2f} ± {sd:.2f} | {ais:.2f} ± {se:.2f} | "
+              f"{diff:+.2f} ({z:+.1f}) | {test_ll:.2f} | {cost} | {float(r['seconds']) / 3600:.2f} |")
+    for r in rows(path("events.csv")):
+        print(f"removed at step {int(r['step']):,}: unit {r['unit']} (N {r['n_hidden_after']} after), estimated cost "
+              f"{float(r['est_cost']):.3f} ± {float(r['est_sd']):.3f}, log p(h=0) {float(r['log_p_off']):.3f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", default="build/bench/bench_removal_fashion")
@@ -96,9 +123,13 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--hidden", type=int, default=500, help="hidden units of the starting model")
     ap.add_argument("--data", default="fashion", help="fashion | default (the embedded set, for a quick check)")
+    ap.add_argument("--table", action="store_true", help="only print the docs' tables from the CSVs in --out")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     path = lambda name: os.path.join(a.out, name)
+    if a.table:
+        print_tables(path)
+        return 0
 
     # 1. The starting model.
     start = train(a, path, "start", a.hidden, a.seed)
