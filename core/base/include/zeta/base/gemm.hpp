@@ -44,9 +44,9 @@ Mat<S> product(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpo
 }
 
 // c ← a·bᵀ for matrices that may hold only 0 and 1 (Gibbs chains, binary data): when they do, every entry of c
-// is a count of shared ones, and where the CPU counts bits in one instruction (x86-64-v2 and later, WebAssembly)
-// it is computed from rows packed 64 entries to a word, about 5 to 10 times faster than the float product at 784
-// columns. The counts are exact integers, as a GEMM of 0/1 operands gives them, so the result has the same bits
+// is a count of shared ones, and where the CPU counts bits in one instruction (x86-64 with popcnt, chosen at run
+// time in baseline builds; AArch64; WebAssembly) it is computed from rows packed 64 entries to a word, about 5 to
+// 10 times faster than the float product at 784 columns. The counts are exact integers, as a GEMM of 0/1 operands gives them, so the result has the same bits
 // whichever way it was computed (the fallback is gemm: other values, or no such instruction).
 template <class S>
 void multiply_transposed_binary(ConstMatrixRef<S> a, ConstMatrixRef<S> b, MatrixRef<S> c);
