@@ -34,6 +34,7 @@ struct PruneOptions {
   bool double_precision = false;
   std::string kl = "auto";
   std::string anchor = "auto";
+  int witnesses = 1000;
   std::int64_t check_every = -1;
   std::string start_chains;
   std::string csv;
@@ -61,8 +62,9 @@ int run_prune(PruneOptions o, bool quiet) {
                         (o.kl == "auto" && std::min(rbm.n_visible(), rbm.n_hidden()) <= kAutoExactKlUnits);
   const std::int64_t every = o.every > 0 ? o.every : std::max<std::int64_t>(1, o.steps / 200);
   const bool small = std::min(rbm.n_visible(), rbm.n_hidden()) <= kAutoExactKlUnits;
-  const std::string anchor = o.anchor != "auto" ? o.anchor
-                                                : (o.pruner.n_temperatures >= 2 ? "none" : (small ? "exact" : "ais"));
+  const std::string anchor = o.anchor != "auto"
+                                 ? o.anchor
+                                 : (o.pruner.n_temperatures >= 2 ? "none" : (small ? "exact" : "witnesses"));
 
   Pruner pruner(rbm, o.pruner, o.tracker);
   if (!o.start_chains.empty()) pruner.set_chains(load_chains(o.start_chains));
@@ -81,12 +83,24 @@ int run_prune(PruneOptions o, bool quiet) {
       std::fprintf(stderr, "warning: step %lld: %s\n", static_cast<long long>(step), warning.c_str());
     return Check{r.log_z, std::max(r.std_err, 1e-6)};
   };
+  // Anchoring on an anchored pruner is a check (Pruner::anchor_log_z calibrates the carried value's drift; the
+  // witnesses of Pruner::anchor_log_z_ais start afresh from the check's AIS, their sd their own).
+  auto anchor_now = [&](std::int64_t step) {
+    if (anchor != "witnesses") {
+      const Check c = independent_log_z(step);
+      pruner.anchor_log_z(c.log_z, c.sd);
+      return c;
+    }
+    const AisResult r = pruner.anchor_log_z_ais(o.witnesses, 10000);
+    const std::string warning = ais_warning(r);
+    if (!warning.empty())
+      std::fprintf(stderr, "warning: step %lld: %s\n", static_cast<long long>(step), warning.c_str());
+    return Check{r.log_z, r.std_err};
+  };
   if (anchor != "none") {
-    const Check c = independent_log_z(0);
-    pruner.anchor_log_z(c.log_z, c.sd);
+    const Check c = anchor_now(0);
     if (!quiet) std::printf("log Z anchored at %s %.4f +- %.4f\n", anchor.c_str(), c.log_z, c.sd);
   }
-  // Checks re-anchor the carried log Z and calibrate its drift (Pruner::anchor_log_z).
   const std::int64_t check_every = anchor == "none"
                                        ? 0
                                        : (o.check_every >= 0 ? o.check_every : std::max<std::int64_t>(1, o.steps / 10));
@@ -104,15 +118,16 @@ int run_prune(PruneOptions o, bool quiet) {
 
   // One row of the outputs; the model file, CSV and plot are rewritten at each, so a long run that is stopped early
   // leaves complete files up to its last row.
-  auto record = [&](std::int64_t step, int removed, const Check& check) {
+  // tracked: the tracked log Z to report when the pruner has just been re-anchored (NaN: read it from the pruner).
+  auto record = [&](std::int64_t step, int removed, const Check& check, const Check& tracked) {
     const VectorD& c = pruner.costs();
     Eigen::Index k = 0;
     const double min_cost = c.size() > 0 ? c.minCoeff(&k) : std::nan("");
     const double min_cost_sd = c.size() > 0 ? pruner.cost_std_errs()[k] : std::nan("");
     double log_z = std::nan(""), log_z_sd = std::nan(""), ll = std::nan(""), ll_sd = std::nan("");
     if (pruner.tracks_log_z() && pruner.steps() > 0) {
-      log_z = pruner.log_z();
-      log_z_sd = pruner.log_z_std_dev();
+      log_z = std::isnan(tracked.log_z) ? pruner.log_z() : tracked.log_z;
+      log_z_sd = std::isnan(tracked.log_z) ? pruner.log_z_std_dev() : tracked.sd;
       ll = rbm.mean_log_likelihood(d.test.x, log_z);
       ll_sd = log_z_sd;
     }
@@ -144,7 +159,7 @@ int run_prune(PruneOptions o, bool quiet) {
     save_rbm(rbm, o.out);
   };
 
-  record(0, 0, Check{});
+  record(0, 0, Check{}, Check{});
   ProgressLine line(!quiet);
   std::int64_t removals = 0;
   for (std::int64_t s = 1; s <= o.steps; ++s) {
@@ -155,10 +170,10 @@ int run_prune(PruneOptions o, bool quiet) {
     }
     removals += removed;
     const bool check_now = check_every > 0 && pruner.tracks_log_z() && (s % check_every == 0 || s == o.steps);
-    const Check check = check_now ? independent_log_z(s) : Check{};
-    if (removed > 0 || s % every == 0 || s == o.steps || check_now) record(s, removed, check);
+    const Check tracked = check_now ? Check{pruner.log_z(), pruner.log_z_std_dev()} : Check{};
+    const Check check = check_now ? anchor_now(s) : Check{};
+    if (removed > 0 || s % every == 0 || s == o.steps || check_now) record(s, removed, check, tracked);
     if (check_now) {
-      pruner.anchor_log_z(check.log_z, check.sd);
       const std::string warning = log_z_check_warning(pruner);
       if (!warning.empty()) std::fprintf(stderr, "\nwarning: %s\n", warning.c_str());
     }
@@ -173,18 +188,24 @@ int run_prune(PruneOptions o, bool quiet) {
     std::printf("smallest removal cost %.4f +- %.4f (unit %lld)\n", min_cost, pruner.cost_std_errs()[k],
                 static_cast<long long>(k));
   }
-  if (anchor != "none" && pruner.tracks_log_z() && check_every == 0)
+  if (anchor != "none" && anchor != "witnesses" && pruner.tracks_log_z() && check_every == 0)
     std::fprintf(stderr,
                  "note: one rung carries the anchored log Z by importance weights alone, and without checks "
                  "(--check-every) its sd covers their noise, not the drift of chains that lag the model: check the "
                  "model with zeta logz --method ais\n");
   if (pruner.tracks_log_z() && check_every > 0) {
     const Pruner::LogZCheck& c = pruner.last_log_z_check();
-    std::printf(
-        "log Z %.4f +- %.4f (%s, end check); test log-likelihood %.4f; the carried value was %.4f off "
-        "(%.1f sd); drift variance %.3g per update\n",
-        pruner.log_z(), pruner.log_z_std_dev(), anchor.c_str(), rbm.mean_log_likelihood(d.test.x, pruner.log_z()),
-        c.difference, c.z, pruner.log_z_drift_variance());
+    if (c.by_witnesses)
+      std::printf(
+          "log Z %.4f +- %.4f (AIS, end check); test log-likelihood %.4f; the witnesses' value was %.4f off "
+          "(%.1f sd)\n",
+          pruner.log_z(), pruner.log_z_std_dev(), rbm.mean_log_likelihood(d.test.x, pruner.log_z()), c.difference, c.z);
+    else
+      std::printf(
+          "log Z %.4f +- %.4f (%s, end check); test log-likelihood %.4f; the carried value was %.4f off "
+          "(%.1f sd); drift variance %.3g per update\n",
+          pruner.log_z(), pruner.log_z_std_dev(), anchor.c_str(), rbm.mean_log_likelihood(d.test.x, pruner.log_z()),
+          c.difference, c.z, pruner.log_z_drift_variance());
   } else if (pruner.tracks_log_z()) {
     std::printf("tracked log Z %.4f +- %.4f; test log-likelihood %.4f\n", pruner.log_z(), pruner.log_z_std_dev(),
                 rbm.mean_log_likelihood(d.test.x, pruner.log_z()));
@@ -238,17 +259,24 @@ void add_prune_command(CommandLine& cli) {
                   "log Z tracker: bias drift variance per update, times ν")
       ->capture_default_str();
   cmd->add_option("--anchor", o->anchor,
-                  "with --temperatures 1, start the tracked log Z from: exact | ais (100 runs, 10,000 betas) | none; "
-                  "auto: exact while the smaller layer has <= 20 units, else ais (a ladder tracks by itself)")
+                  "with --temperatures 1, start the tracked log Z from: exact | ais (100 runs, 10,000 betas), both "
+                  "carried by the chains' importance weights | witnesses (AIS whose runs' final states carry it on, "
+                  "weighted: holds on large models, where the carried value runs away) | none; auto: exact while the "
+                  "smaller layer has <= 20 units, else witnesses (a ladder tracks by itself)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "exact", "ais", "none"}));
+      ->check(CLI::IsMember({"auto", "exact", "ais", "witnesses", "none"}));
+  cmd->add_option("--witnesses", o->witnesses,
+                  "AIS runs (10,000 betas) of --anchor witnesses, each run's final state a witness; more: a smaller "
+                  "sd, a slower step")
+      ->capture_default_str()
+      ->check(CLI::Range(2 * Pruner::kWitnessGroups, 1000000));
   cmd->add_option("--start-chains", o->start_chains,
                   "chains file to start the chains from, as they are (zeta train --chains-out: the chains that "
                   "trained the model; needs temperatures x chains rows): no burn-in or settling");
   cmd->add_option("--check-every", o->check_every,
-                  "with an anchor, check the carried log Z against the anchor's method every this many steps and at "
-                  "the end, re-anchor there and widen its sd by the drift the checks show (default: steps/10; 0: "
-                  "never)");
+                  "with an anchor, check the tracked log Z against the anchor's method every this many steps and at "
+                  "the end and re-anchor there (a carried value's sd then widens by the drift the checks show; "
+                  "witnesses start afresh from the check's AIS) (default: steps/10; 0: never)");
   cmd->add_option("--kl", o->kl, "exact KL at each row: auto (smaller layer <= 20 units) | exact | none")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "exact", "none"}));

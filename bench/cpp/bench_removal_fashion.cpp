@@ -293,7 +293,13 @@ int prune(const Args& a) {
   if (resume_chains.rows() == 0 && a.count("chains-from"))
     resume_chains = removal_bench::read_chains(a.at("chains-from"));
   if (resume_chains.rows() > 0) pruner.set_chains(resume_chains);
-  if (config.n_temperatures == 1 && get(a, "anchor-ais", "1") != "0") {
+  const int witness_runs = std::stoi(get(a, "witnesses", "0"));
+  if (config.n_temperatures == 1 && get(a, "anchor-ais", "1") != "0" && witness_runs > 0) {
+    // AIS of the starting (or resumed) model, its runs' final states carrying it on (Pruner::anchor_log_z_ais).
+    const zeta::AisResult r = pruner.anchor_log_z_ais(witness_runs, ais.n_betas);
+    std::fprintf(stderr, "log Z anchored at AIS %.4f +- %.4f with %d witnesses (step %ld)\n", r.log_z, r.std_err,
+                 witness_runs, done);
+  } else if (config.n_temperatures == 1 && get(a, "anchor-ais", "1") != "0") {
     // One rung has no ladder: its tracked log Z starts from AIS of the starting (or resumed) model.
     const zeta::AisResult r = check_log_z(rbm, ais, done);
     pruner.anchor_log_z(r.log_z, std::max(r.std_err, 1e-6));
@@ -329,11 +335,20 @@ int prune(const Args& a) {
            << rbm.mean_log_likelihood(train_eval, log_z) << ',' << rbm.mean_log_likelihood(test.x, log_z) << ','
            << min_cost << ',' << min_sd << ',' << pruner.last_step().mean_factor << ',';
     if (ais_every > 0 && step % ais_every == 0) {
-      const zeta::AisResult r = check_log_z(rbm, ais, step);
+      const bool reanchor = recheck && config.n_temperatures == 1 && pruner.tracks_log_z() && step > done;
+      const bool exact = std::min(rbm.n_visible(), rbm.n_hidden()) <= kExactCheckUnits;
+      // With witnesses, a check's AIS is the new anchor's (one AIS, not two), unless the truth is at hand.
+      const zeta::AisResult r = reanchor && witness_runs > 0 && !exact
+                                    ? pruner.anchor_log_z_ais(witness_runs, ais.n_betas)
+                                    : check_log_z(rbm, ais, step);
       *trace << r.log_z << ',' << r.std_err << ',';
-      if (recheck && config.n_temperatures == 1 && pruner.tracks_log_z() && step > done) {
-        // The check re-anchors the carried log Z and calibrates its drift (Pruner::anchor_log_z).
-        pruner.anchor_log_z(r.log_z, std::max(r.std_err, 1e-6));
+      if (reanchor) {
+        // The check re-anchors the carried log Z (Pruner::anchor_log_z calibrates its drift; the witnesses' sd is
+        // their own).
+        if (witness_runs == 0)
+          pruner.anchor_log_z(r.log_z, std::max(r.std_err, 1e-6));
+        else if (exact)
+          pruner.anchor_log_z_ais(witness_runs, ais.n_betas);
         const std::string warning = zeta::log_z_check_warning(pruner);
         if (!warning.empty()) std::fprintf(stderr, "warning: %s\n", warning.c_str());
       }
@@ -400,6 +415,10 @@ int main(int argc, char** argv) {
   add_flag(app, args, "events", "removal events CSV appended to");
   add_flag(app, args, "anchor-ais",
            "prune with --temperatures 1: anchor the tracked log Z at AIS of the starting model (1, default) or not (0)",
+           removal_bench::kInt);
+  add_flag(app, args, "witnesses",
+           "prune with --temperatures 1: anchor by AIS with this many runs, whose final states carry the log Z on "
+           "as witnesses (Pruner::anchor_log_z_ais); 0 (default): the carried tracker",
            removal_bench::kInt);
   add_flag(app, args, "recheck",
            "prune with --temperatures 1: re-anchor the carried log Z at every --ais-every check, calibrating its "

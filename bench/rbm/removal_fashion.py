@@ -6,8 +6,10 @@ Runs build/bench/bench_removal_fashion to
      --train-steps steps (the paper: 200,000), AIS of log Z at the end for its log-likelihood,
   2. remove hidden units from it: batch 1000, rate 1e-2, criterion C + 1 sd <= 0, one Gibbs sweep, the noise-aware
      rule, tempered transitions of 100 steps to beta 0.9 after removals, as the paper; the chains go on from the
-     training's persistent chains (no burn-in); one rung whose log Z is anchored at AIS of the starting model and
-     carried across updates and removals; AIS every --ais-every steps as the independent check,
+     training's persistent chains (no burn-in); one rung whose log Z is anchored at AIS of the starting model, its
+     runs' final states carrying it across updates and removals as weighted witnesses (--witnesses runs; 0: the
+     chains' own importance weights, as the rows of trace.csv up to step 5,000); AIS every --ais-every steps as the
+     independent check, each check's AIS the witnesses' new start,
   3. with --scratch, train an RBM from scratch at the final N with the starting model's recipe,
 and writes into --out:
   train.csv    label,step,n_hidden,train_free_energy,test_free_energy,ais_log_z,ais_std_err,train_ll,test_ll,seconds
@@ -118,6 +120,7 @@ def main():
     ap.add_argument("--ais-every", type=int, default=5000, help="removal steps between AIS checks")
     ap.add_argument("--ais-runs", type=int, default=100)
     ap.add_argument("--ais-betas", type=int, default=10000)
+    ap.add_argument("--witnesses", type=int, default=1000, help="AIS runs whose final states carry log Z (0: none)")
     ap.add_argument("--scratch", action="store_true", help="train from scratch at the removal's final N")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
@@ -144,7 +147,7 @@ def main():
         run([a.bin, "prune", *source, "--data", a.data, "--steps", str(a.steps), "--seed", str(a.seed + 100), "--label", label,
              "--temperatures", "1", "--criterion", "1", "--gibbs", "1", "--every", "500",
              "--ais-every", str(a.ais_every), "--ais-runs", str(a.ais_runs), "--ais-betas", str(a.ais_betas),
-             "--trace", trace, "--events", events, "--checkpoint", checkpoint, "--checkpoint-every", "5000",
+             "--witnesses", str(a.witnesses), "--trace", trace, "--events", events, "--checkpoint", checkpoint, "--checkpoint-every", "5000",
              "--model-out", path("prune.zeta")],
             path("runs.log"), a.threads)
 

@@ -107,6 +107,13 @@ ZETA_API zeta_status zeta_pruner_anchor_log_z(zeta_pruner* pruner, double mean, 
   });
 }
 
+ZETA_API zeta_status zeta_pruner_anchor_ais(zeta_pruner* pruner, int32_t runs, int32_t n_betas) {
+  return guard(__func__, [&] {
+    need(pruner, "pruner");
+    pruner->pruner.anchor_log_z_ais(runs, n_betas);
+  });
+}
+
 ZETA_API zeta_status zeta_pruner_settling(const zeta_pruner* pruner, int64_t* sweeps, int32_t* settled) {
   return guard(__func__, [&] {
     need(pruner, "pruner");

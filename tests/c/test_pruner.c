@@ -496,9 +496,28 @@ static void test_anchor(void) {
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "pruner", zeta_pruner_log_z_check(NULL, &check_step, &difference, &z, &drift));
   zeta_pruner_free(pruner);
 
+  /* Anchored by AIS, the witnesses carry log Z on; a failed call changes nothing. */
+  EXPECT_OK(zeta_options_new(&opts));
+  EXPECT_OK(zeta_options_set(opts, "n_temperatures", 1));
+  EXPECT_OK(zeta_options_set(opts, "seed", 6));
+  EXPECT_OK(zeta_pruner_new(rbm, opts, &pruner));
+  zeta_options_free(opts);
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "pruner", zeta_pruner_anchor_ais(NULL, 100, 1000));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "at least 20 runs", zeta_pruner_anchor_ais(pruner, 19, 1000));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "temperatures", zeta_pruner_anchor_ais(pruner, 100, 2));
+  EXPECT_ERR(ZETA_ERR_UNSUPPORTED, "anchor", zeta_pruner_log_z(pruner, &mean, &sd));
+  EXPECT_OK(zeta_pruner_anchor_ais(pruner, 100, 1000));
+  for (s = 0; s < 20; ++s) EXPECT_OK(zeta_pruner_step(pruner, g_batch, BATCH, NULL));
+  EXPECT_OK(zeta_pruner_log_z(pruner, &mean, &sd));
+  EXPECT_OK(zeta_rbm_log_z_exact(rbm, &exact));
+  printf("witnesses after 20 steps: tracked %.4f +- %.4f, exact %.4f\n", mean, sd, exact);
+  CHECK(sd > 0.0 && fabs(mean - exact) < 4.0 * sd);
+  zeta_pruner_free(pruner);
+
   /* A ladder's tracker is pinned at beta 0: no anchor. */
   EXPECT_OK(zeta_pruner_new(rbm, NULL, &ladder));
   EXPECT_ERR(ZETA_ERR_UNSUPPORTED, "single rung", zeta_pruner_anchor_log_z(ladder, exact, 0.01));
+  EXPECT_ERR(ZETA_ERR_UNSUPPORTED, "single rung", zeta_pruner_anchor_ais(ladder, 100, 1000));
   zeta_pruner_free(ladder);
   zeta_rbm_free(rbm);
 }

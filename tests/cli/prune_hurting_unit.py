@@ -138,6 +138,20 @@ def main():
     # checks calibrate. Nine checks of a calibrated normal error: beyond 4 sd has probability 0.06%.
     if not max(abs(v) for v in z[1:]) <= 4:
         failures.append(f"a check after the first found the carried log Z {max(abs(v) for v in z[1:]):.2f} sd off")
+    # Witnesses (--anchor witnesses): AIS anchors log Z and its runs' final states carry it on, weighted; each check
+    # is a fresh AIS that they start again from.
+    witnessed = out / "prune_bas_witnessed.zeta"
+    subprocess.run([zeta, "prune", str(trained), "--data", "bas:3", "--steps", "40", "--every", "10",
+                    "--temperatures", "1", "--anchor", "witnesses", "--witnesses", "100", "--check-every", "20",
+                    "--csv", str(out / "prune_witnessed.csv"), "-o", str(witnessed), "--quiet"], check=True)
+    witnessed_rows = list(csv.DictReader((out / "prune_witnessed.csv").open()))
+    last = witnessed_rows[-1]
+    tracked, sd, exact = float(last["tracked_log_z"]), float(last["tracked_sd"]), log_z_of(witnessed)
+    print(f"one rung, witnesses: tracked log Z {tracked:.4f} +- {sd:.4f}, exact {exact:.4f}")
+    if not (math.isfinite(tracked) and 0 < sd and abs(tracked - exact) <= 4 * sd):
+        failures.append(f"witnesses: tracked log Z {tracked} +- {sd} against exact {exact}")
+    if [int(r["step"]) for r in witnessed_rows if math.isfinite(float(r["check_log_z"]))] != [20, 40]:
+        failures.append("witnesses: checks not at steps 20 and 40")
     # The chains that trained the model (zeta train --chains-out), taken as they are: no settling, so no warning.
     started = subprocess.run([zeta, "prune", str(trained), "--data", "bas:3", "--steps", "20", "--temperatures", "1",
                               "--chains", "100", "--start-chains", str(out / "prune_bas.chains"),

@@ -76,6 +76,15 @@ export class Pruner extends Handle {
     check(mod()._zeta_pruner_anchor_log_z(p, mean, stdDev));
     return this;
   }
+  /** Anchors a single rung's log Z by AIS (runs runs, nBetas temperatures) whose runs' final states go on as
+   *  weighted witnesses that carry it across the updates and removals (zeta_pruner_anchor_ais): unbiased however
+   *  slowly the chains mix, where anchorLogZ's carried value runs away on large models. Anchoring again is a check
+   *  (logZCheck). */
+  anchorAis(runs, nBetas) {
+    const p = this._check();
+    check(mod()._zeta_pruner_anchor_ais(p, runs, nBetas));
+    return this;
+  }
   /** Sweeps run before the first step's costs (prune_burn_in plus settling). */
   get settlingSweeps() {
     const p = this._check();

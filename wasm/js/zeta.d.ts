@@ -182,6 +182,9 @@ export class Pruner implements Disposable {
   /** Anchors a single rung's (n_temperatures 1) log Z tracking at an estimate of log Z of the model as it is now;
    *  anchoring again is a check that calibrates the carried value's drift (logZCheck). */
   anchorLogZ(mean: number, stdDev: number): this;
+  /** Anchors a single rung's log Z by AIS (runs >= 20 runs, nBetas temperatures) whose runs' final states go on as
+   *  weighted witnesses carrying it across updates and removals (unbiased however slowly the chains mix). */
+  anchorAis(runs: number, nBetas: number): this;
   /** The chains of every rung stacked (rung i in rows [i N, (i+1) N), 0 = beta 1), nVisible values per row. */
   chains(): Float64Array;
   /** Starts the chains from given states (as chains() gives them, or a PCD trainer's chains(0)): no burn-in or

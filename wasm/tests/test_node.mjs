@@ -403,6 +403,10 @@ test('pruner: removes a hurting unit, follows removeHidden, reports progress, ca
   assert.ok(anchored.mean === 5 && Math.abs(anchored.stdDev - 0.25) < 1e-12, `anchored ${JSON.stringify(anchored)}`);
   const none = single.logZCheck();
   assert.ok(none.step === -1 && Number.isNaN(none.z) && none.driftVariance === 0, 'no check before the first');
+  // Anchored by AIS: the witnesses carry it on.
+  expectZetaError(() => single.anchorAis(10, 100), 'ZETA_ERR_ARGUMENT', 'runs');
+  const witnessed = single.anchorAis(40, 200).logZ();
+  assert.ok(Number.isFinite(witnessed.mean) && witnessed.stdDev > 0, `AIS-anchored ${JSON.stringify(witnessed)}`);
   single.dispose();
   // Anchoring again checks the carried value (on a copy, with no removals: an update step to carry across).
   const copy = Rbm.fromBytes(rbm.toBytes());

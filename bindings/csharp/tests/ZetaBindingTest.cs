@@ -468,6 +468,11 @@ public static class ZetaBindingTest {
         Check(anchored.Value == 5.0 && Math.Abs(anchored.StdDev - 0.25) < 1e-12, $"anchored log Z {anchored}");
         var none = single.LastLogZCheck();
         Check(none.Step == -1 && double.IsNaN(none.Z) && none.DriftVariance == 0.0, "no check before the first");
+        // Anchored by AIS: the witnesses carry it on.
+        Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "runs", () => single.AnchorAis(10, 100));
+        single.AnchorAis(40, 200);
+        var witnessed = single.LogZ();
+        Check(double.IsFinite(witnessed.Value) && witnessed.StdDev > 0.0, $"AIS-anchored log Z {witnessed}");
       }
       // Anchoring again checks the carried value (on a copy, with no removals: an update step to carry across).
       using (var copy = Rbm.FromBytes(rbm.ToBytes()))

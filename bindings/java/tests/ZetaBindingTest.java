@@ -507,6 +507,11 @@ public final class ZetaBindingTest {
         check(anchored.value() == 5.0 && Math.abs(anchored.stdDev() - 0.25) < 1e-12, "anchored log Z " + anchored);
         Pruner.LogZCheck none = single.logZCheck();
         check(none.step == -1 && Double.isNaN(none.z) && none.driftVariance == 0.0, "no check before the first");
+        // Anchored by AIS: the witnesses carry it on.
+        expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "runs", () -> single.anchorAis(10, 100));
+        single.anchorAis(40, 200);
+        Estimate witnessed = single.logZ();
+        check(Double.isFinite(witnessed.value()) && witnessed.stdDev() > 0.0, "AIS-anchored log Z " + witnessed);
       }
       // Anchoring again checks the carried value (on a copy, with no removals: an update step to carry across).
       try (Rbm copy = Rbm.fromBytes(rbm.toBytes());

@@ -294,6 +294,7 @@ AisResult log_z_ais(const Rbm& rbm, const AisOptions& options, const ProgressCal
   result.log_z_lower = 3.0 * rel < 1.0 ? result.log_z + std::log1p(-3.0 * rel)
                                        : -std::numeric_limits<double>::infinity();
   result.log_weights = log_w;
+  result.final_states = std::move(v);
   result.effective_runs = lme.effective_size;
   return result;
 }

@@ -311,6 +311,66 @@ double agreement_probability(double kl, double kl_variance, double cost, double 
   return normal_cdf(t_kl) * normal_cdf(t_cost) + normal_cdf(-t_kl) * normal_cdf(-t_cost);
 }
 
+// The witnesses' weights (see Pruner::anchor_log_z_ais): sequential Monte Carlo along the pruner's path, in
+// groups of consecutive rows that are resampled separately, so that their estimates of Z are independent and
+// their spread is the standard error.
+class WitnessWeights {
+ public:
+  WitnessWeights(const VectorD& log_weights, double log_z_offset, int groups)
+      : log_w_(log_weights), log_z_group_(groups) {
+    for (int g = 0; g < groups; ++g) log_z_group_[g] = log_z_offset + log_mean_exp(segment(log_w_, g)).log_mean;
+  }
+
+  // Each witness's weight times exp(its increment): each group's log Ẑ moves by the log of its weighted mean.
+  void reweight(const VectorD& log_increments) {
+    for (Eigen::Index g = 0; g < log_z_group_.size(); ++g) {
+      const VectorD before = segment(log_w_, g);
+      const VectorD after = before + segment(log_increments, g);
+      log_z_group_[g] += log_sum_exp(after) - log_sum_exp(before);
+    }
+    log_w_ += log_increments;
+  }
+
+  // Systematic resampling within every group whose effective size fell below half its rows: the rows each row is
+  // to copy (identity elsewhere); empty when no group was resampled. The groups' log Ẑ stay.
+  std::vector<Eigen::Index> resample(Rng& rng) {
+    std::vector<Eigen::Index> source;
+    for (Eigen::Index g = 0; g < log_z_group_.size(); ++g) {
+      const Eigen::Index first = begin(g), n = begin(g + 1) - first;
+      const Eigen::ArrayXd w = (segment(log_w_, g).array() - segment(log_w_, g).maxCoeff()).exp();
+      if (w.sum() * w.sum() >= 0.5 * static_cast<double>(n) * w.square().sum()) continue;
+      if (source.empty()) {
+        source.resize(static_cast<std::size_t>(log_w_.size()));
+        for (std::size_t r = 0; r < source.size(); ++r) source[r] = static_cast<Eigen::Index>(r);
+      }
+      const double step = w.sum() / static_cast<double>(n);
+      double u = rng.uniform() * step, cumulative = w[0];
+      Eigen::Index j = 0;
+      for (Eigen::Index r = 0; r < n; ++r, u += step) {
+        while (cumulative < u && j + 1 < n) cumulative += w[++j];
+        source[static_cast<std::size_t>(first + r)] = first + j;
+      }
+      log_w_.segment(first, n).setZero();
+    }
+    return source;
+  }
+
+  // log of the groups' mean Ẑ, and its delta-method standard error from their spread.
+  double log_z() const { return log_mean_exp(log_z_group_).log_mean; }
+  double std_dev() const { return std::sqrt(log_mean_exp(log_z_group_).variance); }
+
+ private:
+  Eigen::Index begin(Eigen::Index g) const { return g * log_w_.size() / log_z_group_.size(); }
+  VectorD segment(const VectorD& v, Eigen::Index g) const { return v.segment(begin(g), begin(g + 1) - begin(g)); }
+  static double log_sum_exp(const VectorD& v) {
+    const double m = v.maxCoeff();
+    return m + std::log((v.array() - m).exp().sum());
+  }
+
+  VectorD log_w_;        // per witness, its weight since its group was last resampled
+  VectorD log_z_group_;  // per group, log Ẑ of the current model
+};
+
 }  // namespace
 
 class Pruner::Engine {
@@ -320,6 +380,11 @@ class Pruner::Engine {
   virtual MatrixD chains() const = 0;
   virtual void set_chains(const MatrixD& chains) = 0;
   virtual std::vector<double> betas() const = 0;
+  virtual AisResult witness_ais(int runs, int n_betas) = 0;
+  virtual void set_witnesses(const AisResult& ais) = 0;
+  virtual void drop_witnesses() = 0;
+  virtual const WitnessWeights* witness_weights() const = 0;
+  virtual std::int64_t witness_updates() const = 0;
 };
 
 template <class S>
@@ -328,7 +393,8 @@ class Pruner::EngineImpl final : public Pruner::Engine {
   explicit EngineImpl(Pruner& owner)
       : owner_(owner),
         tempered_({owner.config_.tempered_steps, owner.config_.tempered_beta_min, owner.config_.tempering}),
-        rng_(owner.config_.seed) {
+        rng_(owner.config_.seed),
+        witness_rng_(owner.config_.seed ^ 0x5851F42D4C957F2DULL) {
     const PrunerConfig& cfg = owner.config_;
     const Rbm& rbm = owner.rbm_;
     tempering_.betas = linear_ladder(cfg.n_temperatures);
@@ -349,6 +415,32 @@ class Pruner::EngineImpl final : public Pruner::Engine {
   }
   std::vector<double> betas() const override { return sampler_->betas(); }
 
+  AisResult witness_ais(int runs, int n_betas) override {
+    AisOptions options;
+    options.n_runs = runs;
+    options.n_betas = n_betas;
+    options.seed = witness_rng_.next_u64();
+    return log_z_ais(owner_.rbm_, options);
+  }
+  void set_witnesses(const AisResult& ais) override {
+    const Rbm& rbm = owner_.rbm_;
+    TemperingConfig single = tempering_;
+    single.betas = {1.0};
+    single.chains_per_temperature = static_cast<int>(ais.final_states.rows());
+    witnesses_ = std::make_unique<TemperedSampler<S>>(rbm.n_visible(), rbm.n_hidden(), single);
+    witnesses_->set_chains(ais.final_states.cast<S>());
+    witnesses_->refresh(params_);
+    witness_weights_ = std::make_unique<WitnessWeights>(ais.log_weights, ais.log_z_base, Pruner::kWitnessGroups);
+    witness_updates_ = 0;
+    resample_witnesses();
+  }
+  void drop_witnesses() override {
+    witnesses_.reset();
+    witness_weights_.reset();
+  }
+  const WitnessWeights* witness_weights() const override { return witness_weights_.get(); }
+  std::int64_t witness_updates() const override { return witness_updates_; }
+
   int step(const MatrixD& batch) override {
     Pruner& o = owner_;
     Rbm& rbm = o.rbm_;
@@ -361,6 +453,7 @@ class Pruner::EngineImpl final : public Pruner::Engine {
       burned_in_ = true;
     }
     sampler_->sweep(params_, cfg.gibbs_steps, rng_);
+    if (witnesses_) witnesses_->sweep(params_, cfg.gibbs_steps, witness_rng_);
     LogZTracker* tracker = o.tracker_.get();
     StepObservations obs;
     obs.step = o.steps_;
@@ -394,6 +487,12 @@ class Pruner::EngineImpl final : public Pruner::Engine {
       if (tracker != nullptr) {
         shifted = std::make_unique<LogZTracker>(*tracker);
         shifted->shift(shift, shift_variance);
+      }
+      // Deleting unit k multiplies q̃(v) by σ(−a_k(v)): the witnesses' incremental weights.
+      if (witnesses_) {
+        witness_weights_->reweight(
+            -softplus_array(witnesses_->block_preactivations(0).col(unit).template cast<double>().array()).matrix());
+        ++witness_updates_;
       }
       rbm.remove_hidden(unit);
       if (tracker != nullptr) *tracker = std::move(*shifted);
@@ -529,7 +628,30 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     }
     sampler_->set_chains(chains);
     sampler_->refresh(params_);
+    if (witnesses_) {
+      // The witnesses' tempered transition draws from their own generator: anchoring leaves the path unchanged.
+      Mat<S> states = witnesses_->chains();
+      TemperingConfig single = tempering_;
+      single.betas = {1.0};
+      single.chains_per_temperature = static_cast<int>(states.rows());
+      witnesses_ = std::make_unique<TemperedSampler<S>>(rbm.n_visible(), rbm.n_hidden(), single);
+      tempered_.apply(rbm, states, 1.0, witness_rng_);
+      witnesses_->set_chains(states);
+      witnesses_->refresh(params_);
+      resample_witnesses();
+    }
     return total;
+  }
+
+  // Resampling of the witness groups whose weights have degenerated (WitnessWeights::resample).
+  void resample_witnesses() {
+    const std::vector<Eigen::Index> source = witness_weights_->resample(witness_rng_);
+    if (source.empty()) return;
+    const Mat<S>& states = witnesses_->chains();
+    Mat<S> copied(states.rows(), states.cols());
+    for (Eigen::Index r = 0; r < copied.rows(); ++r) copied.row(r) = states.row(source[static_cast<std::size_t>(r)]);
+    witnesses_->set_chains(copied);
+    witnesses_->refresh(params_);
   }
 
   // The rule's parameter update for unit `target`; returns the mean factor z.
@@ -584,8 +706,9 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     if (!W.allFinite() || !b.allFinite() || !c.allFinite())
       throw Error(ErrorCode::kNumeric, "pruning diverged: a parameter became non-finite (lower the rate)");
 
-    VectorD own_before;
+    VectorD own_before, witnesses_before;
     if (tracker != nullptr) own_before = sampler_->own_log_q();
+    if (witnesses_) witnesses_before = witnesses_->own_log_q();
     rbm.W = std::move(W);
     rbm.b = std::move(b);
     rbm.c = std::move(c);
@@ -593,6 +716,12 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     params_.sync(rbm);
     synced_revision_ = rbm.revision;
     sampler_->refresh(params_);
+    if (witnesses_) {
+      witnesses_->refresh(params_);
+      witness_weights_->reweight(witnesses_->own_log_q() - witnesses_before);
+      ++witness_updates_;
+      resample_witnesses();
+    }
     if (tracker != nullptr) {
       const int M = sampler_->n_temperatures();
       const Eigen::Index n = sampler_->chains_per_temperature();
@@ -647,6 +776,11 @@ class Pruner::EngineImpl final : public Pruner::Engine {
   Rng rng_;
   ParamMirror<S> params_;
   std::unique_ptr<TemperedSampler<S>> sampler_;
+  // Witnesses (Pruner::anchor_log_z_ais): chains at β = 1 that no step reads, with their weights.
+  Rng witness_rng_;
+  std::unique_ptr<TemperedSampler<S>> witnesses_;
+  std::unique_ptr<WitnessWeights> witness_weights_;
+  std::int64_t witness_updates_ = 0;
   std::uint64_t synced_revision_ = 0;
   bool burned_in_ = false;
 };
@@ -692,25 +826,61 @@ void Pruner::anchor_log_z(double mean, double std_dev) {
           ErrorCode::kUnsupported);
   require(std::isfinite(mean), "the anchor's log Z must be finite");
   require(std::isfinite(std_dev) && std_dev > 0.0, "the anchor's standard deviation must be finite and > 0");
-  if (tracker_ != nullptr && tracker_->updates() > 0) {
-    const double carried_sd = tracker_->std_dev();
-    const double total_variance = carried_sd * carried_sd + std_dev * std_dev;
-    const std::int64_t n = tracker_->updates();
-    const double difference = tracker_->mean() - mean;
-    last_check_ = {steps_, n, difference, difference / std::sqrt(total_variance)};
-    const double explained = total_variance - tracker_config_.carried_drift_variance * static_cast<double>(n);
-    drift_excess_ += std::max(0.0, difference * difference - explained);
-    drift_updates_ += n;
-    tracker_config_.carried_drift_variance = drift_excess_ / static_cast<double>(drift_updates_);
-  }
+  record_check(mean, std_dev);
+  engine_->drop_witnesses();
   tracker_ = std::make_unique<LogZTracker>(std::vector<double>{1.0}, mean, std::vector<double>{mean}, tracker_config_,
                                            std_dev * std_dev);
+}
+
+AisResult Pruner::anchor_log_z_ais(int runs, int n_betas) {
+  require(config_.n_temperatures == 1,
+          "an anchor applies to a single rung (n_temperatures 1); a ladder's tracker is pinned at beta 0",
+          ErrorCode::kUnsupported);
+  require(runs >= 2 * kWitnessGroups, "anchoring by AIS needs at least " + std::to_string(2 * kWitnessGroups) +
+                                          " runs (" + std::to_string(kWitnessGroups) + " groups of witnesses)");
+  require(n_betas >= 3, "AIS needs at least 3 temperatures");
+  AisResult ais = engine_->witness_ais(runs, n_betas);  // first: should it fail, the pruner is as it was
+  record_check(ais.log_z, std::max(ais.std_err, std::numeric_limits<double>::min()));
+  tracker_.reset();
+  engine_->set_witnesses(ais);
+  ais.final_states.resize(0, 0);
+  return ais;
+}
+
+// An anchor on an anchored pruner: the carried value against the new estimate. A carried tracker's unexplained
+// squared differences are pooled per update into its drift variance; the witnesses' standard error is their own.
+void Pruner::record_check(double mean, double std_dev) {
+  if (const WitnessWeights* witnesses = engine_->witness_weights()) {
+    const std::int64_t n = engine_->witness_updates();
+    if (n == 0) return;
+    const double difference = witnesses->log_z() - mean;
+    const double sd = std::hypot(witnesses->std_dev(), std_dev);
+    last_check_ = {steps_, n, difference, difference / sd, true};
+    return;
+  }
+  if (tracker_ == nullptr || tracker_->updates() == 0) return;
+  const double carried_sd = tracker_->std_dev();
+  const double total_variance = carried_sd * carried_sd + std_dev * std_dev;
+  const std::int64_t n = tracker_->updates();
+  const double difference = tracker_->mean() - mean;
+  last_check_ = {steps_, n, difference, difference / std::sqrt(total_variance), false};
+  const double explained = total_variance - tracker_config_.carried_drift_variance * static_cast<double>(n);
+  drift_excess_ += std::max(0.0, difference * difference - explained);
+  drift_updates_ += n;
+  tracker_config_.carried_drift_variance = drift_excess_ / static_cast<double>(drift_updates_);
 }
 
 std::string log_z_check_warning(const Pruner& pruner) {
   const Pruner::LogZCheck& c = pruner.last_log_z_check();
   if (!(std::abs(c.z) > 3.0)) return "";
   char text[512];
+  if (c.by_witnesses) {
+    std::snprintf(text, sizeof text,
+                  "the witnesses' log Z was %.3f nats off the check at step %lld (%.1f sd, after %lld updates and "
+                  "removals): more AIS runs (witnesses) or more AIS temperatures would show which is off",
+                  c.difference, static_cast<long long>(c.step), c.z, static_cast<long long>(c.updates));
+    return text;
+  }
   std::snprintf(text, sizeof text,
                 "the carried log Z was %.3f nats off the check at step %lld (%.1f sd, after %lld updates): the "
                 "chains' view of the updates is biased; its sd now grows by a drift variance of %.3g per update "
@@ -721,6 +891,7 @@ std::string log_z_check_warning(const Pruner& pruner) {
 }
 
 void Pruner::restart_tracker() {
+  engine_->drop_witnesses();
   if (config_.n_temperatures < 2) {  // an anchor described the model before the change
     tracker_.reset();
     return;
@@ -763,8 +934,17 @@ void Pruner::run(const MatrixD& data, int batch_size, std::int64_t steps, const 
   }
 }
 
-double Pruner::log_z() const { return tracker().mean(0); }
-double Pruner::log_z_std_dev() const { return tracker().std_dev(0); }
+bool Pruner::tracks_log_z() const { return tracker_ != nullptr || engine_->witness_weights() != nullptr; }
+
+double Pruner::log_z() const {
+  if (const WitnessWeights* witnesses = engine_->witness_weights()) return witnesses->log_z();
+  return tracker().mean(0);
+}
+
+double Pruner::log_z_std_dev() const {
+  if (const WitnessWeights* witnesses = engine_->witness_weights()) return witnesses->std_dev();
+  return tracker().std_dev(0);
+}
 
 const LogZTracker& Pruner::tracker() const {
   require(tracker_ != nullptr, "log Z tracking needs n_temperatures >= 2, or an anchor (anchor_log_z)",

@@ -787,6 +787,84 @@ TEST(Pruner, AnchoredSingleRungTracksLogZAcrossUpdatesAndRemovals) {
   EXPECT_FALSE(pruner.tracks_log_z());
 }
 
+// Anchored by AIS, a single rung carries log Z on its witnesses (the AIS runs' final states, weighted along the
+// pruner's path by sequential Monte Carlo) across updates and removals, within their error bars of the exact
+// value; the witnesses draw from a generator of their own, so the path is the one an unanchored pruner takes.
+TEST(Pruner, WitnessesFromAisCarryLogZAcrossUpdatesAndRemovals) {
+  const MatrixD data = bars_and_stripes(3);
+  Rbm rbm = trained_bars_and_stripes(10, 5, 10000);
+  Rng noise(12);
+  const int nh = rbm.n_hidden();
+  MatrixD W(9, nh + 2);
+  W.leftCols(nh) = rbm.W;
+  VectorD c(nh + 2);
+  c.head(nh) = rbm.c;
+  for (int k = nh; k < nh + 2; ++k) {
+    for (int i = 0; i < 9; ++i) W(i, k) = 0.3 * noise.normal();
+    c[k] = -1.0;
+  }
+  rbm.W = W;
+  rbm.c = c;
+  ++rbm.revision;
+  Rbm twin = rbm;
+  PrunerConfig config;
+  config.n_temperatures = 1;
+  config.criterion = 0.0;
+  config.seed = 4;
+  Pruner pruner(rbm, config);
+  Pruner unanchored(twin, config);
+  EXPECT_THROW(pruner.anchor_log_z_ais(2 * Pruner::kWitnessGroups - 1, 1000), Error);
+  EXPECT_THROW(pruner.anchor_log_z_ais(100, 2), Error);
+  EXPECT_FALSE(pruner.tracks_log_z());
+  const AisResult ais = pruner.anchor_log_z_ais(200, 2000);
+  ASSERT_TRUE(pruner.tracks_log_z());
+  EXPECT_EQ(ais.final_states.size(), 0);
+  // The groups' mean Ẑ of equal groups is the AIS mean weight.
+  EXPECT_NEAR(pruner.log_z(), ais.log_z, 1e-9);
+  EXPECT_EQ(pruner.last_log_z_check().step, -1);
+  MatrixD batch(1000, 9);
+  for (Eigen::Index r = 0; r < batch.rows(); ++r) batch.row(r) = data.row(r % 14);
+  double worst_z = 0.0;
+  int worst_step = 0;
+  int removal_steps = 0;
+  for (int s = 1; s <= 200; ++s) {
+    removal_steps += pruner.step(batch) > 0 ? 1 : 0;
+    unanchored.step(batch);
+    const double z = (pruner.log_z() - log_z_exact(rbm)) / pruner.log_z_std_dev();
+    if (std::abs(z) > std::abs(worst_z)) {
+      worst_z = z;
+      worst_step = s;
+    }
+  }
+  std::printf("witnesses: %lld removals, N = %d; tracked %.4f +- %.4f, exact %.4f; largest |z| %.2f (step %d)\n",
+              static_cast<long long>(pruner.removals()), rbm.n_hidden(), pruner.log_z(), pruner.log_z_std_dev(),
+              log_z_exact(rbm), std::abs(worst_z), worst_step);
+  EXPECT_GE(pruner.removals(), 1);
+  // 200 checks of a well-calibrated error (10 groups: t with 9 degrees of freedom at each): |z| beyond 5 is rare.
+  EXPECT_LT(std::abs(worst_z), 5.0);
+  EXPECT_EQ(rbm.n_hidden(), twin.n_hidden());
+  EXPECT_EQ(rbm.W, twin.W);
+  EXPECT_EQ(rbm.c, twin.c);
+
+  // Anchoring again is a check of the witnesses' value, not calibrated into a drift.
+  pruner.anchor_log_z_ais(200, 2000);
+  const Pruner::LogZCheck check = pruner.last_log_z_check();
+  EXPECT_EQ(check.step, 200);
+  EXPECT_TRUE(check.by_witnesses);
+  EXPECT_EQ(check.updates, 200 - removal_steps + pruner.removals());  // updates and removals
+  EXPECT_EQ(pruner.log_z_drift_variance(), 0.0);
+  // A value anchor drops the witnesses; a change made outside the pruner drops every anchor.
+  pruner.anchor_log_z(log_z_exact(rbm), 0.01);
+  EXPECT_DOUBLE_EQ(pruner.log_z(), log_z_exact(rbm));
+  pruner.anchor_log_z_ais(200, 2000);
+  rbm.remove_hidden(0);
+  pruner.step(batch);
+  EXPECT_FALSE(pruner.tracks_log_z());
+  Rbm other = trained_bars_and_stripes(6, 7, 3000);
+  Pruner ladder(other, PrunerConfig{});
+  EXPECT_THROW(ladder.anchor_log_z_ais(100, 1000), Error);
+}
+
 // Anchoring an anchored pruner again checks the carried value: a deliberately wrong anchor (2 nats high) shows as a
 // difference far outside the carried sd, the unexplained part becomes a drift variance per update that widens the
 // sd from then on, and a check of a correct anchor is then within its (wider) error bars.

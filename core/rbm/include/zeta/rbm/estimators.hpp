@@ -42,6 +42,7 @@ struct AisResult {
   double log_z_base = 0.0;      // log Z of the base-rate model
   double effective_runs = 0.0;  // (Σ w)² / Σ w² over the runs' importance weights
   VectorD log_weights;          // one per run
+  MatrixD final_states;         // each run's last visible state: weighted by log_weights, a sample of p (runs × n_v)
 };
 
 // Annealed importance sampling (Salakhutdinov & Murray 2008) from the base-rate model (W = 0, c = 0, visible
