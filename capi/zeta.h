@@ -183,7 +183,7 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *   gibbs_steps            1      int >= 1  k: Gibbs sweeps per update
  *   n_temperatures         10     int >= 1  PT ladder size M (PT needs >= 2; ignored by CD/PCD); a pruner's ladder
  *                                           feeds its log Z tracker, and 1 gives it the paper's plain chains (log
- *                                           Z tracked once anchored: zeta_pruner_anchor_log_z)
+ *                                           Z tracked once anchored: zeta_pruner_anchor_ais)
  *   chains_per_temperature 10     int >= 1  persistent chains per temperature (PCD: number of chains)
  *   tempering              0      0,1       0: temper the interaction only (b untempered); 1: the full energy
  *   adaptive_tempering     0      0,1       move the PT ladder to maximise the replicas' round-trip flow
@@ -421,8 +421,8 @@ ZETA_API zeta_status zeta_pruner_steps(const zeta_pruner *pruner, int64_t *steps
  * NULL). Before the first step the tracker knows only log Z at beta 0: mean is the closed-form guess for W = 0
  * and std_dev is +inf, until the first step that updates the parameters (a step that only removes units shifts
  * the guess). On the tests' 9 x 10 Bars-and-Stripes models it is within its error bars of exact log Z after 40
- * steps. A single rung (n_temperatures 1) tracks only once anchored (zeta_pruner_anchor_log_z); before that,
- * ZETA_ERR_UNSUPPORTED. O(1). */
+ * steps. A single rung (n_temperatures 1) tracks only once anchored (zeta_pruner_anchor_ais or
+ * zeta_pruner_anchor_log_z); before that, ZETA_ERR_UNSUPPORTED. O(1). */
 ZETA_API zeta_status zeta_pruner_log_z(const zeta_pruner *pruner, double *mean, double *std_dev);
 /* Settling before the first step's costs (prune_settle_max_sweeps): *sweeps (may be NULL) gets the sweeps run
  * before them (prune_burn_in plus settling); *settled (may be NULL) gets 1 when the chains started from the base

@@ -19,7 +19,7 @@ export interface OptionValues {
   gibbs_steps?: number;
   /**
    * PT ladder size M (PT needs >= 2; ignored by CD/PCD); a pruner's ladder feeds its log Z tracker, and 1 gives it
-   * the paper's plain chains (log Z tracked once anchored: zeta_pruner_anchor_log_z)
+   * the paper's plain chains (log Z tracked once anchored: zeta_pruner_anchor_ais)
    * (trainer and pruners; default 10; int >= 1)
    */
   n_temperatures?: number;
