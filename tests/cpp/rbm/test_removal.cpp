@@ -724,13 +724,11 @@ TEST(Pruner, OtherSettingsFindTheHurtingUnit) {
   }
 }
 
-// One rung (the paper's plain chains) has no ladder to track log Z with; anchored at an estimate, the pruner
-// carries it across its updates (importance weights) and removals (log p(h_k = 0)).
-TEST(Pruner, AnchoredSingleRungTracksLogZAcrossUpdatesAndRemovals) {
-  const MatrixD data = bars_and_stripes(3);
+// A trained 9 × 10 Bars-and-Stripes model with two units of small random weights added: the chains mix over them
+// (no isolated mode that only a ladder would find), and their costs lie near zero, so with criterion 0 they go
+// within a few hundred steps.
+Rbm bars_and_stripes_with_two_weak_units() {
   Rbm rbm = trained_bars_and_stripes(10, 5, 10000);
-  // Two units with small random weights: the chains mix over them (no isolated mode that only a ladder would
-  // find), and their costs lie near zero, so with criterion 0 they go within the run.
   Rng noise(12);
   const int nh = rbm.n_hidden();
   MatrixD W(9, nh + 2);
@@ -744,6 +742,14 @@ TEST(Pruner, AnchoredSingleRungTracksLogZAcrossUpdatesAndRemovals) {
   rbm.W = W;
   rbm.c = c;
   ++rbm.revision;
+  return rbm;
+}
+
+// One rung (the paper's plain chains) has no ladder to track log Z with; anchored at an estimate, the pruner
+// carries it across its updates (importance weights) and removals (log p(h_k = 0)).
+TEST(Pruner, AnchoredSingleRungTracksLogZAcrossUpdatesAndRemovals) {
+  const MatrixD data = bars_and_stripes(3);
+  Rbm rbm = bars_and_stripes_with_two_weak_units();
   PrunerConfig config;
   config.n_temperatures = 1;
   config.criterion = 0.0;  // remove at an estimated cost <= 0: removals within the run
@@ -792,20 +798,7 @@ TEST(Pruner, AnchoredSingleRungTracksLogZAcrossUpdatesAndRemovals) {
 // value; the witnesses draw from a generator of their own, so the path is the one an unanchored pruner takes.
 TEST(Pruner, WitnessesFromAisCarryLogZAcrossUpdatesAndRemovals) {
   const MatrixD data = bars_and_stripes(3);
-  Rbm rbm = trained_bars_and_stripes(10, 5, 10000);
-  Rng noise(12);
-  const int nh = rbm.n_hidden();
-  MatrixD W(9, nh + 2);
-  W.leftCols(nh) = rbm.W;
-  VectorD c(nh + 2);
-  c.head(nh) = rbm.c;
-  for (int k = nh; k < nh + 2; ++k) {
-    for (int i = 0; i < 9; ++i) W(i, k) = 0.3 * noise.normal();
-    c[k] = -1.0;
-  }
-  rbm.W = W;
-  rbm.c = c;
-  ++rbm.revision;
+  Rbm rbm = bars_and_stripes_with_two_weak_units();
   Rbm twin = rbm;
   PrunerConfig config;
   config.n_temperatures = 1;
