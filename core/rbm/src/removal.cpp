@@ -423,13 +423,7 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     return log_z_ais(owner_.rbm_, options);
   }
   void set_witnesses(const AisResult& ais) override {
-    const Rbm& rbm = owner_.rbm_;
-    TemperingConfig single = tempering_;
-    single.betas = {1.0};
-    single.chains_per_temperature = static_cast<int>(ais.final_states.rows());
-    witnesses_ = std::make_unique<TemperedSampler<S>>(rbm.n_visible(), rbm.n_hidden(), single);
-    witnesses_->set_chains(ais.final_states.cast<S>());
-    witnesses_->refresh(params_);
+    place_witnesses(ais.final_states.cast<S>());
     witness_weights_ = std::make_unique<WitnessWeights>(ais.log_weights, ais.log_z_base, Pruner::kWitnessGroups);
     witness_updates_ = 0;
     resample_witnesses();
@@ -631,16 +625,22 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     if (witnesses_) {
       // The witnesses' tempered transition draws from their own generator: anchoring leaves the path unchanged.
       Mat<S> states = witnesses_->chains();
-      TemperingConfig single = tempering_;
-      single.betas = {1.0};
-      single.chains_per_temperature = static_cast<int>(states.rows());
-      witnesses_ = std::make_unique<TemperedSampler<S>>(rbm.n_visible(), rbm.n_hidden(), single);
       tempered_.apply(rbm, states, 1.0, witness_rng_);
-      witnesses_->set_chains(states);
-      witnesses_->refresh(params_);
+      place_witnesses(states);
       resample_witnesses();
     }
     return total;
+  }
+
+  // A single-rung sampler at β = 1 for the current model holding the witnesses' states, fresh.
+  void place_witnesses(const Mat<S>& states) {
+    const Rbm& rbm = owner_.rbm_;
+    TemperingConfig single = tempering_;
+    single.betas = {1.0};
+    single.chains_per_temperature = static_cast<int>(states.rows());
+    witnesses_ = std::make_unique<TemperedSampler<S>>(rbm.n_visible(), rbm.n_hidden(), single);
+    witnesses_->set_chains(states);
+    witnesses_->refresh(params_);
   }
 
   // Resampling of the witness groups whose weights have degenerated (WitnessWeights::resample).
