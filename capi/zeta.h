@@ -455,12 +455,14 @@ ZETA_API zeta_status zeta_pruner_anchor_log_z(zeta_pruner *pruner, double mean, 
  * Fashion-MNIST, 2,000 steps: within -5.2 to +2.6 nats of AIS at its checks, whose own scatter is as large, where
  * the carried value gains 0.3 nats per step); zeta_pruner_log_z reports the log of the groups' mean estimate and
  * its standard error from their spread (too small when the weights are heavy-tailed, as is AIS's). The witnesses
- * can be no better than the AIS they start from: where AIS misses modes, they miss them too; over thousands of
- * steps they fall behind (there 3.4 and 6.3 nats below AIS 5,000 steps after an anchor): check with AIS every few
- * thousand steps by calling this again. They draw from a
- * generator of their own, so the pruner's steps are those it takes unanchored. Costs once the AIS, then per step a
- * sweep and a refresh of runs chains. Calling it (or zeta_pruner_anchor_log_z) on an anchored pruner is a check
- * (zeta_pruner_log_z_check), as there; the witnesses' own standard error is not widened by a drift.
+ * can be no better than the AIS they start from: where AIS misses modes, they miss them too; and where the model
+ * moves mass to where no witness is, they fall behind, all groups alike, which their spread cannot show (10,000
+ * exact samples of a 784 x 16 Fashion-MNIST model: 4.7 nats behind exact log Z within 400 steps; on the 784 x 500
+ * removal 3.4 and 6.3 nats below AIS 5,000 steps after an anchor): check with AIS every few thousand steps by
+ * calling this again. They draw from a generator of their own, so the pruner's steps are those it takes
+ * unanchored. Costs once the AIS, then per step a sweep and a refresh of runs chains. Calling it (or
+ * zeta_pruner_anchor_log_z) on an anchored pruner is a check (zeta_pruner_log_z_check), as there; the witnesses'
+ * checks are pooled into a drift variance of their own, which widens the std_dev of the witnesses that follow.
  * ZETA_ERR_UNSUPPORTED with a ladder; ZETA_ERR_ARGUMENT for runs < 20 or n_betas < 3 (nothing changed). A change
  * made to the RBM outside the pruner drops the anchor. O(runs n_betas n_v n_h). */
 ZETA_API zeta_status zeta_pruner_anchor_ais(zeta_pruner *pruner, int32_t runs, int32_t n_betas);
@@ -481,8 +483,9 @@ ZETA_API zeta_status zeta_pruner_set_chains(zeta_pruner *pruner, const double *c
  * the pruner's steps at the check (-1: no check yet; *difference and *z are then NaN, *drift_variance 0),
  * *difference the carried value minus the new estimate, *z that difference over its standard deviation (carried
  * and new combined; |z| > 3 means the carried value had drifted beyond its error bars: the CLI warns),
- * *drift_variance the drift variance per update pooled over all checks so far, which widens the std_dev of
- * zeta_pruner_log_z from then on. Each output may be NULL. O(1). */
+ * *drift_variance the drift variance per update pooled over all checks so far of the kind now carrying log Z
+ * (witnesses of zeta_pruner_anchor_ais, or the carried value), which widens the std_dev of zeta_pruner_log_z from
+ * then on. Each output may be NULL. O(1). */
 ZETA_API zeta_status zeta_pruner_log_z_check(const zeta_pruner *pruner, int64_t *step, double *difference, double *z,
                                              double *drift_variance);
 

@@ -512,6 +512,16 @@ static void test_anchor(void) {
   EXPECT_OK(zeta_rbm_log_z_exact(rbm, &exact));
   printf("witnesses after 20 steps: tracked %.4f +- %.4f, exact %.4f\n", mean, sd, exact);
   CHECK(sd > 0.0 && fabs(mean - exact) < 4.0 * sd);
+  /* Anchoring again checks the witnesses: what the variances leave unexplained becomes their drift per update,
+     which widens the sd of the witnesses that follow. */
+  EXPECT_OK(zeta_pruner_anchor_ais(pruner, 100, 1000));
+  EXPECT_OK(zeta_pruner_log_z_check(pruner, &check_step, &difference, &z, &drift));
+  CHECK(check_step == 20 && drift >= 0.0 &&
+        (drift > 0.0) == (difference * difference > (difference / z) * (difference / z)));
+  EXPECT_OK(zeta_pruner_log_z(pruner, &mean, &sd));
+  for (s = 0; s < 5; ++s) EXPECT_OK(zeta_pruner_step(pruner, g_batch, BATCH, NULL));
+  EXPECT_OK(zeta_pruner_log_z(pruner, &mean, &sd));
+  CHECK(sd * sd >= 5.0 * drift);
   zeta_pruner_free(pruner);
 
   /* A ladder's tracker is pinned at beta 0: no anchor. */

@@ -77,9 +77,10 @@ export class Pruner extends Handle {
     return this;
   }
   /** Anchors a single rung's log Z by AIS (runs runs, nBetas temperatures) whose runs' final states go on as
-   *  weighted witnesses that carry it across the updates and removals (zeta_pruner_anchor_ais): unbiased however
-   *  slowly the chains mix, where anchorLogZ's carried value runs away on large models. Anchoring again is a check
-   *  (logZCheck). */
+   *  weighted witnesses that carry it across the updates and removals (zeta_pruner_anchor_ais): unbiased in Z
+   *  however slowly the chains mix, where anchorLogZ's carried value runs away on large models, but behind where
+   *  the model moves mass to where no witness is. Anchoring again is a check (logZCheck) that calibrates the
+   *  witnesses' own drift. */
   anchorAis(runs, nBetas) {
     const p = this._check();
     check(mod()._zeta_pruner_anchor_ais(p, runs, nBetas));

@@ -183,7 +183,8 @@ export class Pruner implements Disposable {
    *  anchoring again is a check that calibrates the carried value's drift (logZCheck). */
   anchorLogZ(mean: number, stdDev: number): this;
   /** Anchors a single rung's log Z by AIS (runs >= 20 runs, nBetas temperatures) whose runs' final states go on as
-   *  weighted witnesses carrying it across updates and removals (unbiased however slowly the chains mix). */
+   *  weighted witnesses carrying it across updates and removals (unbiased in Z however slowly the chains mix;
+   *  behind where the model moves mass to where no witness is: anchor again to check, which calibrates a drift). */
   anchorAis(runs: number, nBetas: number): this;
   /** The chains of every rung stacked (rung i in rows [i N, (i+1) N), 0 = beta 1), nVisible values per row. */
   chains(): Float64Array;
@@ -191,7 +192,8 @@ export class Pruner implements Disposable {
    *  settling follows. */
   setChains(chains: Rows): this;
   /** The last check of the carried log Z: step (-1: none yet), difference (carried - new estimate), z (|z| > 3:
-   *  drifted beyond its error bars), driftVariance (per update, pooled over the checks; widens logZ().stdDev). */
+   *  drifted beyond its error bars), driftVariance (per update, pooled over the checks of the kind now carrying log Z, witnesses or carried value;
+   *  widens logZ().stdDev). */
   logZCheck(): { step: number; difference: number; z: number; driftVariance: number };
   /** Sweeps run before the first step's costs (prune_burn_in plus settling). */
   readonly settlingSweeps: number;

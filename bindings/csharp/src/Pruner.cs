@@ -108,9 +108,10 @@ public sealed class Pruner : Handle {
   }
 
   /// <summary>Anchors a single rung's log Z by AIS (runs runs, nBetas temperatures) whose runs' final states go on
-  /// as weighted witnesses that carry it across the updates and removals (zeta_pruner_anchor_ais): unbiased however
-  /// slowly the chains mix, where AnchorLogZ's carried value runs away on large models. Anchoring again is a check
-  /// (LastLogZCheck).</summary>
+  /// as weighted witnesses that carry it across the updates and removals (zeta_pruner_anchor_ais): unbiased in Z
+  /// however slowly the chains mix, where AnchorLogZ's carried value runs away on large models, but behind where
+  /// the model moves mass to where no witness is. Anchoring again is a check (LastLogZCheck) that calibrates the
+  /// witnesses' own drift.</summary>
   public void AnchorAis(int runs, int nBetas) {
     lock (this) {
       ZetaNative.zeta_pruner_anchor_ais(CPtr, runs, nBetas);

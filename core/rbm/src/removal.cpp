@@ -847,15 +847,22 @@ AisResult Pruner::anchor_log_z_ais(int runs, int n_betas) {
   return ais;
 }
 
-// An anchor on an anchored pruner: the carried value against the new estimate. A carried tracker's unexplained
-// squared differences are pooled per update into its drift variance; the witnesses' standard error is their own.
+// An anchor on an anchored pruner: the carried value against the new estimate. The unexplained squared differences
+// are pooled per update into a drift variance, the carried tracker's and the witnesses' apart: the witnesses miss
+// mass the model moves to where none of them is (10,000 exact samples of a 784 × 16 Fashion-MNIST model fell 4.7
+// nats behind exact log Z in 400 steps, their groups agreeing within 0.2), which their spread cannot show.
 void Pruner::record_check(double mean, double std_dev) {
   if (const WitnessWeights* witnesses = engine_->witness_weights()) {
     const std::int64_t n = engine_->witness_updates();
     if (n == 0) return;
+    const double carried_sd = log_z_std_dev();
+    const double total_variance = carried_sd * carried_sd + std_dev * std_dev;
     const double difference = witnesses->log_z() - mean;
-    const double sd = std::hypot(witnesses->std_dev(), std_dev);
-    last_check_ = {steps_, n, difference, difference / sd, true};
+    last_check_ = {steps_, n, difference, difference / std::sqrt(total_variance), true};
+    const double explained = total_variance - witness_drift_variance_ * static_cast<double>(n);
+    witness_drift_excess_ += std::max(0.0, difference * difference - explained);
+    witness_drift_updates_ += n;
+    witness_drift_variance_ = witness_drift_excess_ / static_cast<double>(witness_drift_updates_);
     return;
   }
   if (tracker_ == nullptr || tracker_->updates() == 0) return;
@@ -877,8 +884,11 @@ std::string log_z_check_warning(const Pruner& pruner) {
   if (c.by_witnesses) {
     std::snprintf(text, sizeof text,
                   "the witnesses' log Z was %.3f nats off the check at step %lld (%.1f sd, after %lld updates and "
-                  "removals): more AIS runs (witnesses) or more AIS temperatures would show which is off",
-                  c.difference, static_cast<long long>(c.step), c.z, static_cast<long long>(c.updates));
+                  "removals): the model moved mass to where no witness was (or the check's AIS missed it: more "
+                  "temperatures would show which); their sd now grows by a drift variance of %.3g per update "
+                  "calibrated from the checks",
+                  c.difference, static_cast<long long>(c.step), c.z, static_cast<long long>(c.updates),
+                  pruner.log_z_drift_variance());
     return text;
   }
   std::snprintf(text, sizeof text,
@@ -941,8 +951,14 @@ double Pruner::log_z() const {
   return tracker().mean(0);
 }
 
+double Pruner::log_z_drift_variance() const {
+  return engine_->witness_weights() != nullptr ? witness_drift_variance_ : tracker_config_.carried_drift_variance;
+}
+
 double Pruner::log_z_std_dev() const {
-  if (const WitnessWeights* witnesses = engine_->witness_weights()) return witnesses->std_dev();
+  if (const WitnessWeights* witnesses = engine_->witness_weights())
+    return std::sqrt(witnesses->std_dev() * witnesses->std_dev() +
+                     witness_drift_variance_ * static_cast<double>(engine_->witness_updates()));
   return tracker().std_dev(0);
 }
 

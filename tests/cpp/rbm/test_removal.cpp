@@ -839,17 +839,40 @@ TEST(Pruner, WitnessesFromAisCarryLogZAcrossUpdatesAndRemovals) {
   EXPECT_EQ(rbm.W, twin.W);
   EXPECT_EQ(rbm.c, twin.c);
 
-  // Anchoring again is a check of the witnesses' value, not calibrated into a drift.
+  // Anchoring again is a check of the witnesses' value: the part of its squared difference that the two
+  // variances do not explain ((d/z)²) is pooled per update into the witnesses' drift variance.
   pruner.anchor_log_z_ais(200, 2000);
   const Pruner::LogZCheck check = pruner.last_log_z_check();
   EXPECT_EQ(check.step, 200);
   EXPECT_TRUE(check.by_witnesses);
   EXPECT_EQ(check.updates, 200 - removal_steps + pruner.removals());  // updates and removals
-  EXPECT_EQ(pruner.log_z_drift_variance(), 0.0);
-  // A value anchor drops the witnesses; a change made outside the pruner drops every anchor.
+  // (d/z)² holds the drift calibrated before the check, times the check's updates: not part of what is explained.
+  const auto unexplained = [](const Pruner::LogZCheck& c, double drift_before) {
+    const double total = (c.difference / c.z) * (c.difference / c.z);
+    return std::max(0.0, c.difference * c.difference - (total - drift_before * static_cast<double>(c.updates)));
+  };
+  const double drift = pruner.log_z_drift_variance();
+  EXPECT_NEAR(drift, unexplained(check, 0.0) / static_cast<double>(check.updates), 1e-12);
+  // A check 3 nats off (a wrong value anchor, which drops the witnesses) is pooled too; the next witnesses' sd
+  // grows with their updates by the pooled drift.
+  for (int s = 0; s < 20; ++s) pruner.step(batch);
+  pruner.anchor_log_z(log_z_exact(rbm) + 3.0, 0.01);
+  const Pruner::LogZCheck wrong = pruner.last_log_z_check();
+  EXPECT_TRUE(wrong.by_witnesses);
+  EXPECT_LT(wrong.z, -3.0);
+  EXPECT_DOUBLE_EQ(pruner.log_z(), log_z_exact(rbm) + 3.0);  // the value anchor replaced the witnesses
+  EXPECT_EQ(pruner.log_z_drift_variance(), 0.0);             // the carried tracker's own, unchecked
   pruner.anchor_log_z(log_z_exact(rbm), 0.01);
-  EXPECT_DOUBLE_EQ(pruner.log_z(), log_z_exact(rbm));
-  pruner.anchor_log_z_ais(200, 2000);
+  pruner.anchor_log_z_ais(200, 2000);  // the carried tracker had no update: no check
+  const double pooled = (unexplained(check, 0.0) + unexplained(wrong, drift)) /
+                        static_cast<double>(check.updates + wrong.updates);
+  EXPECT_NEAR(pruner.log_z_drift_variance(), pooled, 1e-12);
+  EXPECT_GT(unexplained(wrong, drift), 0.5 * 9.0);  // 3² less what the variances explain
+  const double own_sd = pruner.log_z_std_dev();
+  for (int s = 0; s < 20; ++s) pruner.step(batch);
+  EXPECT_GT(pruner.log_z_std_dev(), std::sqrt(pooled * 20));
+  EXPECT_LT(pruner.log_z_std_dev(), std::sqrt(pooled * 20) + 10 * own_sd);
+  // A change made outside the pruner drops every anchor.
   rbm.remove_hidden(0);
   pruner.step(batch);
   EXPECT_FALSE(pruner.tracks_log_z());

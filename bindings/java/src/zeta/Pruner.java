@@ -119,8 +119,9 @@ public final class Pruner extends Handle {
 
   /** Anchors a single rung's log Z by AIS ({@code runs} runs, {@code nBetas} temperatures) whose runs' final states
    *  go on as weighted witnesses that carry it across the updates and removals (zeta_pruner_anchor_ais): unbiased
-   *  however slowly the chains mix, where {@link #anchorLogZ}'s carried value runs away on large models. Anchoring
-   *  again is a check ({@link #logZCheck}). */
+   *  in Z however slowly the chains mix, where {@link #anchorLogZ}'s carried value runs away on large models, but
+   *  behind where the model moves mass to where no witness is. Anchoring again is a check ({@link #logZCheck})
+   *  that calibrates the witnesses' own drift. */
   public synchronized void anchorAis(int runs, int nBetas) {
     synchronized (rbm) {
       ZetaNative.zeta_pruner_anchor_ais(cptr(), runs, nBetas);
