@@ -294,11 +294,21 @@ int prune(const Args& a) {
     resume_chains = removal_bench::read_chains(a.at("chains-from"));
   if (resume_chains.rows() > 0) pruner.set_chains(resume_chains);
   const int witness_runs = std::stoi(get(a, "witnesses", "0"));
+  const bool exact_witnesses = get(a, "witnesses-from", "ais") == "exact";
+  zeta::Rng witness_rng(config.seed ^ 0x9E3779B97F4A7C15ULL);
+  // Witnesses from AIS's runs (Pruner::anchor_log_z_ais), or exact samples with exact log Z for small models.
+  const auto anchor_witnesses = [&]() {
+    if (!exact_witnesses) return pruner.anchor_log_z_ais(witness_runs, ais.n_betas);
+    zeta::AisResult r;
+    r.log_z = zeta::log_z_exact(rbm);
+    pruner.anchor_log_z_witnesses(zeta::sample_exact(rbm, witness_runs, witness_rng), zeta::VectorD::Zero(witness_runs),
+                                  r.log_z);
+    return r;
+  };
   if (config.n_temperatures == 1 && get(a, "anchor-ais", "1") != "0" && witness_runs > 0) {
-    // AIS of the starting (or resumed) model, its runs' final states carrying it on (Pruner::anchor_log_z_ais).
-    const zeta::AisResult r = pruner.anchor_log_z_ais(witness_runs, ais.n_betas);
-    std::fprintf(stderr, "log Z anchored at AIS %.4f +- %.4f with %d witnesses (step %ld)\n", r.log_z, r.std_err,
-                 witness_runs, done);
+    const zeta::AisResult r = anchor_witnesses();
+    std::fprintf(stderr, "log Z anchored at %s %.4f +- %.4f with %d witnesses (step %ld)\n",
+                 exact_witnesses ? "exact samples" : "AIS", r.log_z, r.std_err, witness_runs, done);
   } else if (config.n_temperatures == 1 && get(a, "anchor-ais", "1") != "0") {
     // One rung has no ladder: its tracked log Z starts from AIS of the starting (or resumed) model.
     const zeta::AisResult r = check_log_z(rbm, ais, done);
@@ -338,9 +348,8 @@ int prune(const Args& a) {
       const bool reanchor = recheck && config.n_temperatures == 1 && pruner.tracks_log_z() && step > done;
       const bool exact = std::min(rbm.n_visible(), rbm.n_hidden()) <= kExactCheckUnits;
       // With witnesses, a check's AIS is the new anchor's (one AIS, not two), unless the truth is at hand.
-      const zeta::AisResult r = reanchor && witness_runs > 0 && !exact
-                                    ? pruner.anchor_log_z_ais(witness_runs, ais.n_betas)
-                                    : check_log_z(rbm, ais, step);
+      const zeta::AisResult r = reanchor && witness_runs > 0 && !exact ? anchor_witnesses()
+                                                                       : check_log_z(rbm, ais, step);
       *trace << r.log_z << ',' << r.std_err << ',';
       if (reanchor) {
         // The check re-anchors the carried log Z (Pruner::anchor_log_z calibrates its drift; the witnesses' sd is
@@ -348,7 +357,7 @@ int prune(const Args& a) {
         if (witness_runs == 0)
           pruner.anchor_log_z(r.log_z, std::max(r.std_err, 1e-6));
         else if (exact)
-          pruner.anchor_log_z_ais(witness_runs, ais.n_betas);
+          anchor_witnesses();
         const std::string warning = zeta::log_z_check_warning(pruner);
         if (!warning.empty()) std::fprintf(stderr, "warning: %s\n", warning.c_str());
       }
@@ -416,6 +425,8 @@ int main(int argc, char** argv) {
   add_flag(app, args, "anchor-ais",
            "prune with --temperatures 1: anchor the tracked log Z at AIS of the starting model (1, default) or not (0)",
            removal_bench::kInt);
+  add_flag(app, args, "witnesses-from", "ais (default) | exact: witnesses from exact samples, for small models",
+           CLI::IsMember({"ais", "exact"}));
   add_flag(app, args, "witnesses",
            "prune with --temperatures 1: anchor by AIS with this many runs, whose final states carry the log Z on "
            "as witnesses (Pruner::anchor_log_z_ais); 0 (default): the carried tracker",

@@ -210,6 +210,58 @@ VectorD exact_visible_distribution(const Rbm& rbm) {
   return (log_p.array() - log_z).exp().matrix();
 }
 
+MatrixD sample_exact(const Rbm& rbm, Eigen::Index n, Rng& rng) {
+  rbm.validate();
+  require(n >= 0, "the number of samples must be >= 0");
+  const int nv = rbm.n_visible();
+  const bool hidden = rbm.n_hidden() <= nv;
+  const int units = hidden ? rbm.n_hidden() : nv;
+  require(units <= kMaxExactSampleUnits,
+          "exact sampling enumerates 2^" + std::to_string(units) + " states; the limit is 2^" +
+              std::to_string(kMaxExactSampleUnits),
+          ErrorCode::kUnsupported);
+  // Unnormalised log marginal of every state of the enumerated layer, in blocks (a block's other-layer inputs
+  // are one product).
+  const Eigen::Index n_states = Eigen::Index{1} << units;
+  const Eigen::Index block = 4096;
+  VectorD log_p(n_states);
+  for (Eigen::Index first = 0; first < n_states; first += block) {
+    const Eigen::Index rows = std::min(block, n_states - first);
+    MatrixD states(rows, units);
+    for (Eigen::Index r = 0; r < rows; ++r)
+      for (int k = 0; k < units; ++k) states(r, k) = static_cast<double>(((first + r) >> k) & 1);
+    // hidden: cᵀh + Σ_i softplus(b_i + (W h)_i); visible: bᵀv + Σ_j softplus(c_j + (Wᵀ v)_j)
+    MatrixD inputs = hidden ? MatrixD(states * rbm.W.transpose()) : MatrixD(states * rbm.W);
+    inputs.rowwise() += (hidden ? rbm.b : rbm.c).transpose();
+    const VectorD linear = states * (hidden ? rbm.c : rbm.b);
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      const Eigen::ArrayXd a = inputs.row(r).transpose().array();
+      log_p[first + r] = linear[r] + softplus_sum(a);
+    }
+  }
+  std::vector<double> cumulative(static_cast<std::size_t>(n_states));
+  const double top = log_p.maxCoeff();
+  double total = 0.0;
+  for (Eigen::Index s = 0; s < n_states; ++s)
+    cumulative[static_cast<std::size_t>(s)] = total += std::exp(log_p[s] - top);
+  MatrixD v(n, nv);
+  VectorD h(rbm.n_hidden());
+  for (Eigen::Index r = 0; r < n; ++r) {
+    const double u = rng.uniform() * total;
+    const auto state = static_cast<Eigen::Index>(
+        std::min<std::ptrdiff_t>(std::upper_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin(),
+                                 static_cast<std::ptrdiff_t>(n_states - 1)));
+    if (!hidden) {
+      for (int k = 0; k < nv; ++k) v(r, k) = static_cast<double>((state >> k) & 1);
+      continue;
+    }
+    for (int k = 0; k < units; ++k) h[k] = static_cast<double>((state >> k) & 1);
+    const VectorD a = rbm.b + rbm.W * h;
+    for (int i = 0; i < nv; ++i) v(r, i) = rng.uniform() * (1.0 + std::exp(-a[i])) < 1.0 ? 1.0 : 0.0;
+  }
+  return v;
+}
+
 std::vector<double> paper_ais_schedule(int n_betas) {
   require(n_betas >= 3, "an AIS schedule needs at least 3 betas, got " + std::to_string(n_betas));
   const int n1 = std::max(1, static_cast<int>(std::lround(n_betas / 21.0)));

@@ -847,6 +847,26 @@ AisResult Pruner::anchor_log_z_ais(int runs, int n_betas) {
   return ais;
 }
 
+void Pruner::anchor_log_z_witnesses(const MatrixD& states, const VectorD& log_weights, double log_z_offset) {
+  require(config_.n_temperatures == 1,
+          "an anchor applies to a single rung (n_temperatures 1); a ladder's tracker is pinned at beta 0",
+          ErrorCode::kUnsupported);
+  require(states.rows() >= 2 * kWitnessGroups && states.cols() == rbm_.n_visible(),
+          "witnesses must be at least " + std::to_string(2 * kWitnessGroups) + " rows of " +
+              std::to_string(rbm_.n_visible()) + " values");
+  require(((states.array() == 0.0) || (states.array() == 1.0)).all(), "witnesses must hold 0/1 values");
+  require(log_weights.size() == states.rows() && log_weights.allFinite() && std::isfinite(log_z_offset),
+          "witnesses need one finite log weight per row and a finite log Z offset");
+  AisResult weighted;
+  weighted.final_states = states;
+  weighted.log_weights = log_weights;
+  weighted.log_z_base = log_z_offset;
+  const WitnessWeights start(log_weights, log_z_offset, kWitnessGroups);
+  record_check(start.log_z(), std::max(start.std_dev(), std::numeric_limits<double>::min()));
+  tracker_.reset();
+  engine_->set_witnesses(weighted);
+}
+
 // An anchor on an anchored pruner: the carried value against the new estimate. The unexplained squared differences
 // are pooled per update into a drift variance, the carried tracker's and the witnesses' apart: the witnesses miss
 // mass the model moves to where none of them is (10,000 exact samples of a 784 × 16 Fashion-MNIST model fell 4.7

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "zeta/base/progress.hpp"
+#include "zeta/base/random.hpp"
 #include "zeta/rbm/model.hpp"
 
 namespace zeta {
@@ -22,6 +23,11 @@ double log_z_exact(const Rbm& rbm, double beta = 1.0, Tempering mode = Tempering
 
 // Exact p(v) for every visible configuration (only for n_visible ≤ 24): entry k is p(v) with v_i = bit i of k.
 VectorD exact_visible_distribution(const Rbm& rbm);
+
+// n independent draws of v from p, exact: the smaller layer (at most kMaxExactSampleUnits units) is enumerated
+// and drawn from its marginal, the visible layer then given it. Rows of 0/1 values, n × n_visible.
+constexpr int kMaxExactSampleUnits = 20;
+MatrixD sample_exact(const Rbm& rbm, Eigen::Index n, Rng& rng);
 
 // The β schedule of Desjardins et al.'s footnote 5 (2011) scaled to n_betas points: 1/21 of them spaced linearly on [0, 0.5],
 // 10/21 on [0.5, 0.9], 10/21 on [0.9, 1]. Strictly increasing, first 0, last 1. n_betas ≥ 3.

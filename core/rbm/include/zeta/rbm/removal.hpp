@@ -205,6 +205,10 @@ class Pruner {
   // witnesses. Returns the AIS result (without its final states).
   static constexpr int kWitnessGroups = 10;
   AisResult anchor_log_z_ais(int runs, int n_betas);
+  // anchor_log_z_ais with witnesses given instead of AIS's: states (≥ 2·kWitnessGroups rows of 0/1 values), each
+  // weighted by exp(log_weights), log Z = log_z_offset + log of the groups' mean weight. Exact samples
+  // (sample_exact) with zero weights and exact log Z, say, which separate the witnesses' own error from AIS's.
+  void anchor_log_z_witnesses(const MatrixD& states, const VectorD& log_weights, double log_z_offset);
   struct LogZCheck {
     std::int64_t step = -1;                                        // pruner steps when checked (−1: no check yet)
     std::int64_t updates = 0;                                      // updates carried since the anchor before
