@@ -123,6 +123,7 @@ def main():
     ap.add_argument("--ais-betas", type=int, default=10000)
     ap.add_argument("--witnesses", type=int, default=1000, help="AIS runs whose final states carry log Z (0: none)")
     ap.add_argument("--scratch", action="store_true", help="train from scratch at the removal's final N")
+    ap.add_argument("--scratch-n", type=int, help="with --scratch: at this N instead (one the removal reached)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--hidden", type=int, default=500, help="hidden units of the starting model")
@@ -155,9 +156,9 @@ def main():
     # 3. From scratch at the final size.
     t = rows(trace)
     final_n = int(t[-1]["n_hidden"])
-    scratch_label = f"scratch_n{final_n}"
+    scratch_label = f"scratch_n{a.scratch_n or final_n}"
     if a.scratch:
-        train(a, path, scratch_label, final_n, a.seed + 1)
+        train(a, path, scratch_label, a.scratch_n or final_n, a.seed + 1)
 
     # 4. Summary.
     train_rows = rows(path("train.csv"))
