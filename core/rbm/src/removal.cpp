@@ -904,9 +904,8 @@ std::string log_z_check_warning(const Pruner& pruner) {
   if (c.by_witnesses) {
     std::snprintf(text, sizeof text,
                   "the witnesses' log Z was %.3f nats off the check at step %lld (%.1f sd, after %lld updates and "
-                  "removals): the model moved mass to where no witness was (or the check's AIS missed it: more "
-                  "temperatures would show which); their sd now grows by a drift variance of %.3g per update "
-                  "calibrated from the checks",
+                  "removals): the model moved mass to where no witness was, or the check's AIS missed some; their sd "
+                  "now grows by a drift variance of %.3g per update calibrated from the checks",
                   c.difference, static_cast<long long>(c.step), c.z, static_cast<long long>(c.updates),
                   pruner.log_z_drift_variance());
     return text;

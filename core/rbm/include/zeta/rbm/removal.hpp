@@ -214,7 +214,7 @@ class Pruner {
     std::int64_t updates = 0;                                      // updates carried since the anchor before
     double difference = std::numeric_limits<double>::quiet_NaN();  // carried − new estimate
     double z = std::numeric_limits<double>::quiet_NaN();           // difference / sd of the difference
-    bool by_witnesses = false;  // the carried value was the witnesses' (anchor_log_z_ais), not calibrated
+    bool by_witnesses = false;  // the carried value was the witnesses' (anchor_log_z_ais), pooled into their drift
   };
   const LogZCheck& last_log_z_check() const { return last_check_; }
   // The drift variance per update that widens log_z_std_dev(): the witnesses' while they carry log Z, else the
