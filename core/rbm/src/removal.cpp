@@ -820,10 +820,17 @@ std::string settling_warning(const Pruner& pruner) {
   return text;
 }
 
-void Pruner::anchor_log_z(double mean, double std_dev) {
-  require(config_.n_temperatures == 1,
+namespace {
+// Anchors (values, AIS, witnesses) carry log Z on one rung; a ladder's tracker is pinned at β = 0.
+void require_single_rung(const PrunerConfig& config) {
+  require(config.n_temperatures == 1,
           "an anchor applies to a single rung (n_temperatures 1); a ladder's tracker is pinned at beta 0",
           ErrorCode::kUnsupported);
+}
+}  // namespace
+
+void Pruner::anchor_log_z(double mean, double std_dev) {
+  require_single_rung(config_);
   require(std::isfinite(mean), "the anchor's log Z must be finite");
   require(std::isfinite(std_dev) && std_dev > 0.0, "the anchor's standard deviation must be finite and > 0");
   record_check(mean, std_dev);
@@ -833,9 +840,7 @@ void Pruner::anchor_log_z(double mean, double std_dev) {
 }
 
 AisResult Pruner::anchor_log_z_ais(int runs, int n_betas) {
-  require(config_.n_temperatures == 1,
-          "an anchor applies to a single rung (n_temperatures 1); a ladder's tracker is pinned at beta 0",
-          ErrorCode::kUnsupported);
+  require_single_rung(config_);
   require(runs >= 2 * kWitnessGroups, "anchoring by AIS needs at least " + std::to_string(2 * kWitnessGroups) +
                                           " runs (" + std::to_string(kWitnessGroups) + " groups of witnesses)");
   require(n_betas >= 3, "AIS needs at least 3 temperatures");
@@ -848,9 +853,7 @@ AisResult Pruner::anchor_log_z_ais(int runs, int n_betas) {
 }
 
 void Pruner::anchor_log_z_witnesses(const MatrixD& states, const VectorD& log_weights, double log_z_offset) {
-  require(config_.n_temperatures == 1,
-          "an anchor applies to a single rung (n_temperatures 1); a ladder's tracker is pinned at beta 0",
-          ErrorCode::kUnsupported);
+  require_single_rung(config_);
   require(states.rows() >= 2 * kWitnessGroups && states.cols() == rbm_.n_visible(),
           "witnesses must be at least " + std::to_string(2 * kWitnessGroups) + " rows of " +
               std::to_string(rbm_.n_visible()) + " values");
