@@ -245,12 +245,15 @@ int speed(const Args& a) {
 
   const Eigen::Index n_v = rbm.n_visible(), n_h = rbm.n_hidden(), B = batch_rows, N = config.chains;
   const Eigen::Index rows = static_cast<Eigen::Index>(config.n_temperatures) * N;
-  const double sampler = (2.0 * config.gibbs_steps + 1.0) * (config.single_precision
-                                                                 ? time_product<float>(rows, n_v, n_h, false)
-                                                                 : time_product<double>(rows, n_v, n_h, false));
-  const double statistics = time_product<double>(B, n_v, n_h, false) +       // the batch's pre-activations
-                            2.0 * time_product<double>(n_v, B, n_h, true) +  // Xᵀ P, Xᵀ P²
-                            time_product<double>(n_v, N, 5 * n_h, true);     // Vᵀ [5 blocks]
+  // Every product of the step runs in the engine's precision.
+  const auto time_in_engine_precision = [&](Eigen::Index m, Eigen::Index k, Eigen::Index n, bool transpose_a) {
+    return config.single_precision ? time_product<float>(m, k, n, transpose_a)
+                                   : time_product<double>(m, k, n, transpose_a);
+  };
+  const double sampler = (2.0 * config.gibbs_steps + 1.0) * time_in_engine_precision(rows, n_v, n_h, false);
+  const double statistics = time_in_engine_precision(B, n_v, n_h, false) +       // the batch's pre-activations
+                            2.0 * time_in_engine_precision(n_v, B, n_h, true) +  // Xᵀ P, Xᵀ P²
+                            time_in_engine_precision(n_v, N, 5 * n_h, true);     // Vᵀ [5 blocks]
   const double bound = 1.0 / (sampler + statistics);
   const double rate = static_cast<double>(steps) / wall;
   std::printf(
