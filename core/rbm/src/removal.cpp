@@ -776,8 +776,7 @@ class Pruner::EngineImpl final : public Pruner::Engine {
       // rung has no b_t, and without leave-one-out weights its value drifts low (−0.09 nats in 2,000 steps on a
       // 9 × 10 Bars-and-Stripes model, 20 of its standard deviations).
       if (M == 1)
-        obs.update_log_weights_loo = leave_one_out_log_weights(V.template cast<double>(), Q.template cast<double>(), z,
-                                                               cfg.rate, obs.update_log_weights[0]);
+        obs.update_log_weights_loo = leave_one_out_log_weights(V, Q, z, cfg.rate, obs.update_log_weights[0]);
       else
         obs.update_log_weights_loo.resize(0);
       obs.next_betas = sampler_->betas();
@@ -794,21 +793,29 @@ class Pruner::EngineImpl final : public Pruner::Engine {
   // bᵀx_n by s Σ_i z_i x_ni (1 − x̄_i) and its pre-activations by
   // s [σ_n ⊙ (x_n Z_W) − x_n (Z_W ⊙ Vᵀ Q / N) + z_c ⊙ (σ_n − σ̄)], s = ν/(N − 1): two products of the chains with
   // n_v × n_h matrices. V: the chains, Q: σ(a) under θ_t, own: their weights across the update.
-  VectorD leave_one_out_log_weights(const MatrixD& V, const MatrixD& Q, const RbmGradient& z, double rate,
+  VectorD leave_one_out_log_weights(const Mat<S>& V, const Mat<S>& Q, const RbmGradient& z, double rate,
                                     const VectorD& own) const {
     const Eigen::Index n = V.rows();
     if (n < 2) return VectorD();
     const double scale = rate / static_cast<double>(n - 1);
-    const VectorD mean_x = V.colwise().mean().transpose();
-    const VectorD mean_q = Q.colwise().mean().transpose();
-    const MatrixD chain_average = V.transpose() * Q / static_cast<double>(n);  // Σ_m φ_W(x_m) / N
-    MatrixD delta = Q.cwiseProduct(V * z.W) - V * z.W.cwiseProduct(chain_average);
-    delta += (Q.rowwise() - mean_q.transpose()) * z.c.asDiagonal();
-    delta *= scale;
-    const VectorD delta_b = scale * (V * z.b.cwiseProduct(VectorD::Ones(mean_x.size()) - mean_x));
+    const VectorD mean_x = V.template cast<double>().colwise().mean().transpose();
+    const Vec<S> mean_q = Q.colwise().mean().transpose();
+    // The products in the engine's precision, as the pre-activations they shift: float's relative error of ~1e-7
+    // in a shift of order ν is far below the sampling noise of the weights.
+    const Mat<S> z_W = z.W.template cast<S>();
+    const Mat<S> chain_average = product<S>(V, Transpose::kYes, Q, Transpose::kNo, S(1) / static_cast<S>(n));
+    Mat<S> delta = Q.cwiseProduct(product<S>(V, Transpose::kNo, z_W, Transpose::kNo));
+    delta -= product<S>(V, Transpose::kNo, z_W.cwiseProduct(chain_average), Transpose::kNo);
+    delta += (Q.rowwise() - mean_q.transpose()) * z.c.template cast<S>().asDiagonal();
+    delta *= static_cast<S>(scale);
+    const VectorD delta_b = scale *
+                            (V.template cast<double>() * z.b.cwiseProduct(VectorD::Ones(mean_x.size()) - mean_x));
     const Eigen::ArrayXXd a_next = sampler_->block_preactivations(0).template cast<double>().array();
-    const VectorD delta_hidden =
-        (softplus_array(a_next + delta.array()) - softplus_array(a_next)).rowwise().sum().matrix();
+    const VectorD delta_hidden = (softplus_array(a_next + delta.template cast<double>().array()) -
+                                  softplus_array(a_next))
+                                     .rowwise()
+                                     .sum()
+                                     .matrix();
     return own + delta_b + delta_hidden;
   }
 
