@@ -54,31 +54,58 @@ void check_rows(const Rbm& rbm, const MatrixD& rows, const char* what) {
   require(rows.allFinite(), std::string(what) + " contains a non-finite value");
 }
 
+// Σ over rows of every column, accumulated in double row by row: in memory order for row-major matrices (Eigen's
+// colwise() strides down each column), and exact enough whatever the input precision.
+template <class Derived>
+VectorD column_sums(const Eigen::DenseBase<Derived>& m) {
+  VectorD sums = VectorD::Zero(m.cols());
+  for (Eigen::Index r = 0; r < m.rows(); ++r) sums.array() += m.row(r).transpose().template cast<double>().array();
+  return sums;
+}
+
+template <class S>
+using ContiguousMatrix = Eigen::Map<const Mat<S>>;
+
+// A view of whole rows of a row-major matrix, which lie one after another in memory.
+template <class Derived>
+ContiguousMatrix<typename Derived::Scalar> contiguous(const Eigen::DenseBase<Derived>& rows) {
+  return {rows.derived().data(), rows.rows(), rows.cols()};
+}
+
+template <class Derived>
+VectorD column_means(const Eigen::DenseBase<Derived>& m) {
+  return column_sums(m) / static_cast<double>(m.rows());
+}
+
 // Ĉ_k and its variance for every unit from the data rows' pre-activations and the model samples' (both n × n_h).
-// Whole matrices at a time: the transcendental functions vectorise over contiguous memory, not down a column.
-RemovalCostEstimate cost_statistics(const MatrixD& data_pre, const MatrixD& model_pre, RemovalCostForm form) {
-  using RowArray = Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;  // as the inputs
+// Whole matrices at a time, in the engine's precision S: the transcendental functions vectorise over contiguous
+// memory, not down a column, and float's rounding (~1e-7 of a term) is far below the standard errors. Contiguous
+// inputs (maps): an expression over a strided view is vectorised row by row, which leaves a scalar tail in every
+// row of a narrow layer (log and exp in libm: 5% slower at 9 × 30).
+template <class S>
+RemovalCostEstimate cost_statistics(ContiguousMatrix<S> data_pre, ContiguousMatrix<S> model_pre, RemovalCostForm form) {
+  using RowArray = Eigen::Array<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;  // as the inputs
   const auto n_data = static_cast<double>(data_pre.rows());
   const auto n_model = static_cast<double>(model_pre.rows());
   const RowArray softplus_data = softplus_array(data_pre.array());
-  const Eigen::ArrayXd data_mean = softplus_data.colwise().mean().transpose();
-  const Eigen::ArrayXd data_square = softplus_data.square().colwise().mean().transpose();
+  const Eigen::ArrayXd data_mean = column_means(softplus_data).array();
+  const Eigen::ArrayXd data_square = column_means(softplus_data.square()).array();
   Eigen::ArrayXd model_term(data_pre.cols()), model_variance(data_pre.cols());
   if (form == RemovalCostForm::kExactLog) {
     // log σ(−x) = −softplus(x): the log of the mean of σ(−x_k) and its delta-method variance Var(w) / (N w̄²), from
     // w scaled by the largest value (as log_mean_exp), stable however rarely the unit is off.
     const RowArray log_off = -softplus_array(model_pre.array());
-    const Eigen::RowVectorXd shift = log_off.colwise().maxCoeff().matrix();
-    const RowArray w = (log_off.rowwise() - shift.array()).exp();
-    const Eigen::ArrayXd mean = w.colwise().mean().transpose();
-    const Eigen::ArrayXd squares = (w.rowwise() - mean.transpose()).square().colwise().sum().transpose();
+    const Eigen::Array<S, 1, Eigen::Dynamic> shift = log_off.colwise().maxCoeff();
+    const RowArray w = (log_off.rowwise() - shift).exp();
+    const Eigen::ArrayXd mean = column_means(w).array();
+    const Eigen::ArrayXd squares = column_sums((w.rowwise() - mean.transpose().template cast<S>()).square()).array();
     model_variance = n_model > 1.0 ? Eigen::ArrayXd(squares / (n_model - 1.0) / (n_model * mean.square()))
                                    : Eigen::ArrayXd(Eigen::ArrayXd::Zero(mean.size()));
-    model_term = shift.transpose().array() + mean.log() + 0.5 * model_variance;
+    model_term = shift.transpose().template cast<double>() + mean.log() + 0.5 * model_variance;
   } else {
     const RowArray on = model_pre.array().logistic();
-    const Eigen::ArrayXd mean = on.colwise().mean().transpose();
-    const Eigen::ArrayXd square = on.square().colwise().mean().transpose();
+    const Eigen::ArrayXd mean = column_means(on).array();
+    const Eigen::ArrayXd square = column_means(on.square()).array();
     model_term = -mean;
     for (Eigen::Index k = 0; k < mean.size(); ++k) model_variance[k] = variance_of_mean(mean[k], square[k], n_model);
   }
@@ -104,7 +131,8 @@ struct GradientStatistics {
 template <class S>
 GradientStatistics gradient_statistics(const Mat<S>& X, const Mat<S>& P, const Mat<S>& V, const Mat<S>& Q,
                                        const VectorD& omega, int k, bool variances) {
-  const Eigen::Index n_v = X.cols(), n_h = P.cols();
+  using RowArray = Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Eigen::Index n_h = P.cols();
   const auto n_data = static_cast<double>(X.rows());
   const auto n_model = static_cast<double>(V.rows());
   // Under h_k = 0 a model state weighs ω σ(−x_k) / p(h_k = 0) = ω r, and h_k itself is 0.
@@ -114,29 +142,35 @@ GradientStatistics gradient_statistics(const Mat<S>& X, const Mat<S>& P, const M
   const VectorD r = off / p_off;
   const VectorD rm1 = (r.array() - 1.0).matrix();
 
-  // Model statistics: means of φ = (v σᵀ, v, σ) and, for the variances, of φ² (chain states are 0/1: v² = v).
+  // Model statistics: means of φ = (v σᵀ, v, σ) and, for the variances, of φ² (chain states are 0/1: v² = v), all
+  // from one product Vᵀ [blocks of n_h columns | the b statistics' row weights].
   const int blocks = variances ? 5 : 2;
-  Mat<S> weighted(V.rows(), blocks * n_h);
+  const Eigen::Index b_col = blocks * n_h;  // the b statistics: Vᵀ ω, Vᵀ ω(r−1) and, with variances, two more
+  Mat<S> weighted(V.rows(), b_col + (variances ? 4 : 2));
   const auto row_weights = [](const VectorD& w) { return Vec<S>(w.template cast<S>()); };
-  weighted.middleCols(0, n_h) = row_weights(omega).asDiagonal() * Q;                      // mean φ
-  weighted.middleCols(n_h, n_h) = row_weights(omega.cwiseProduct(rm1)).asDiagonal() * Q;  // mean (r−1) φ
+  const VectorD w_rm1 = omega.cwiseProduct(rm1);
+  weighted.middleCols(0, n_h) = row_weights(omega).asDiagonal() * Q;    // mean φ
+  weighted.middleCols(n_h, n_h) = row_weights(w_rm1).asDiagonal() * Q;  // mean (r−1) φ
+  weighted.col(b_col) = row_weights(omega);
+  weighted.col(b_col + 1) = row_weights(w_rm1);
+  VectorD w_rm1_sq, w_r_rm1;
   if (variances) {
+    w_rm1_sq = w_rm1.cwiseProduct(rm1);
+    w_r_rm1 = w_rm1.cwiseProduct(r);
     const Mat<S> Q2 = Q.array().square().matrix();
-    weighted.middleCols(2 * n_h, n_h) = row_weights(omega).asDiagonal() * Q2;  // mean φ²
-    weighted.middleCols(3 * n_h, n_h) = row_weights(omega.cwiseProduct(rm1.cwiseAbs2())).asDiagonal() * Q2;  // (r−1)²φ²
-    weighted.middleCols(4 * n_h, n_h) = row_weights(omega.cwiseProduct(r).cwiseProduct(rm1)).asDiagonal() *
-                                        Q;  // r(r−1)φ
+    weighted.middleCols(2 * n_h, n_h) = row_weights(omega).asDiagonal() * Q2;     // mean φ²
+    weighted.middleCols(3 * n_h, n_h) = row_weights(w_rm1_sq).asDiagonal() * Q2;  // mean (r−1)²φ²
+    weighted.middleCols(4 * n_h, n_h) = row_weights(w_r_rm1).asDiagonal() * Q;    // mean r(r−1)φ
+    weighted.col(b_col + 2) = row_weights(w_rm1_sq);
+    weighted.col(b_col + 3) = row_weights(w_r_rm1);
   }
   const MatrixD model_w = product<S>(V, Transpose::kYes, weighted, Transpose::kNo)
-                              .template cast<double>();  // n_v × blocks·n_h: the W statistics
-  const Eigen::RowVectorXd model_c = weighted.template cast<double>().colwise().sum();  // the c statistics (v → 1)
-  const MatrixD Vd = V.template cast<double>();
-  const VectorD v_mean = Vd.transpose() * omega;
-  const VectorD v_rm1 = Vd.transpose() * omega.cwiseProduct(rm1);
-
+                              .template cast<double>();  // n_v × (blocks·n_h + …): the W and b statistics
+  const Eigen::RowVectorXd model_c = column_sums(weighted).transpose();  // the c statistics (v → 1)
+  const VectorD v_mean = model_w.col(b_col), v_rm1 = model_w.col(b_col + 1);
   const MatrixD data_w = product<S>(X, Transpose::kYes, P, Transpose::kNo, S(1.0 / n_data)).template cast<double>();
-  const VectorD x_mean = X.template cast<double>().colwise().mean().transpose();
-  const VectorD p_mean = P.template cast<double>().colwise().mean().transpose();
+  const VectorD x_mean = column_means(X);
+  const VectorD p_mean = column_means(P);
 
   GradientStatistics out;
   out.kl.W = model_w.middleCols(0, n_h) - data_w;
@@ -150,57 +184,50 @@ GradientStatistics gradient_statistics(const Mat<S>& X, const Mat<S>& P, const M
   out.cost.c[k] = -model_c[k] + p_mean[k];
   if (!variances) return out;
 
+  // Variances of means as whole arrays (variance_of_mean, vectorised): max(mean square − mean², 0) / (n − 1).
+  const double model_scale = n_model > 1.0 ? 1.0 / (n_model - 1.0) : 0.0;
+  const double data_scale = n_data > 1.0 ? 1.0 / (n_data - 1.0) : 0.0;
+  const auto spread = [](const auto& mean, const auto& mean_square, double scale) {
+    return ((mean_square - mean.square()).max(0.0) * scale).eval();
+  };
   // ∂D: model variance of each mean plus data variance.
   const Mat<S> X2 = X.array().square().matrix();
-  const MatrixD data_w2 = product<S>(X2, Transpose::kYes, P.array().square().matrix(), Transpose::kNo, S(1.0 / n_data))
-                              .template cast<double>();
-  const VectorD x2_mean = X2.template cast<double>().colwise().mean().transpose();
-  const VectorD p2_mean = P.template cast<double>().array().square().colwise().mean().transpose();
-  const auto model_var = [&](double mean, double mean_square) { return variance_of_mean(mean, mean_square, n_model); };
-  const auto data_var = [&](double mean, double mean_square) { return variance_of_mean(mean, mean_square, n_data); };
-  out.kl_variance.W.resize(n_v, n_h);
-  out.kl_variance.b.resize(n_v);
-  out.kl_variance.c.resize(n_h);
-  // Row-major matrices: rows outer, so that every matrix is read in order (columns outer strode by a row).
-  for (Eigen::Index i = 0; i < n_v; ++i)
-    for (Eigen::Index j = 0; j < n_h; ++j)
-      out.kl_variance.W(i, j) = model_var(model_w(i, j), model_w(i, 2 * n_h + j)) +
-                                data_var(data_w(i, j), data_w2(i, j));
-  for (Eigen::Index i = 0; i < n_v; ++i)
-    out.kl_variance.b[i] = model_var(v_mean[i], v_mean[i]) + data_var(x_mean[i], x2_mean[i]);
-  for (Eigen::Index j = 0; j < n_h; ++j)
-    out.kl_variance.c[j] = model_var(model_c[j], model_c[2 * n_h + j]) + data_var(p_mean[j], p2_mean[j]);
+  const Mat<S> P2 = P.array().square().matrix();
+  const MatrixD data_w2 = product<S>(X2, Transpose::kYes, P2, Transpose::kNo, S(1.0 / n_data)).template cast<double>();
+  const VectorD x2_mean = column_means(X2);
+  const VectorD p2_mean = column_means(P2);
+  const auto model_block = [&](int block) { return model_w.middleCols(block * n_h, n_h).array(); };
+  const auto c_block = [&](int block) { return model_c.segment(block * n_h, n_h).transpose().array(); };
+  out.kl_variance.W = (spread(model_block(0), model_block(2), model_scale) +
+                       spread(data_w.array(), data_w2.array(), data_scale))
+                          .matrix();
+  out.kl_variance.b = (spread(v_mean.array(), v_mean.array(), model_scale) +
+                       spread(x_mean.array(), x2_mean.array(), data_scale))
+                          .matrix();
+  out.kl_variance.c =
+      (spread(c_block(0), c_block(2), model_scale) + spread(p_mean.array(), p2_mean.array(), data_scale)).matrix();
 
   // ∂C_k: the restricted mean is a ratio of means, mean(s φ) / mean(s) − mean(φ) with s = σ(−x_k); its delta-method
   // variance is mean(ψ²)/(N − 1) with the influence ψ_n = r_n (φ_n − ḡ₀) − (φ_n − φ̄), ḡ₀ = mean(r φ). Expanded in
-  // the means of (r−1)²φ², r(r−1)φ and (r−1)φ, all from the products above.
+  // the means of (r−1)²φ², r(r−1)φ and (r−1)φ, all from the product above.
   const double r2_mean = omega.dot(r.cwiseProduct(r));
-  const auto restricted_var = [&](double phi_mean, double rm1_phi, double rm1_sq_phi_sq, double r_rm1_phi) {
-    const double g0 = rm1_phi + phi_mean;
-    const double mean_psi2 = rm1_sq_phi_sq + g0 * g0 * r2_mean + phi_mean * phi_mean - 2.0 * g0 * r_rm1_phi +
-                             2.0 * phi_mean * rm1_phi - 2.0 * g0 * phi_mean;
-    return n_model > 1.0 ? std::max(mean_psi2, 0.0) / (n_model - 1.0) : 0.0;
+  const auto restricted_var = [&](const auto& phi_mean, const auto& rm1_phi, const auto& rm1_sq_phi_sq,
+                                  const auto& r_rm1_phi) {
+    const auto g0 = (rm1_phi + phi_mean).eval();
+    return ((rm1_sq_phi_sq + g0.square() * r2_mean + phi_mean.square() - 2.0 * g0 * r_rm1_phi +
+             2.0 * phi_mean * rm1_phi - 2.0 * g0 * phi_mean)
+                .max(0.0) *
+            model_scale)
+        .eval();
   };
-  out.cost_variance.W.resize(n_v, n_h);
-  out.cost_variance.b.resize(n_v);
-  out.cost_variance.c.resize(n_h);
-  for (Eigen::Index i = 0; i < n_v; ++i) {
-    for (Eigen::Index j = 0; j < n_h; ++j) {
-      if (j == k)  // −mean φ + data mean: h_k is 0 under the restriction
-        out.cost_variance.W(i, j) = out.kl_variance.W(i, j);
-      else
-        out.cost_variance.W(i, j) = restricted_var(model_w(i, j), model_w(i, n_h + j), model_w(i, 3 * n_h + j),
-                                                   model_w(i, 4 * n_h + j));
-    }
-  }
-  const VectorD v_rm1_sq = Vd.transpose() * omega.cwiseProduct(rm1.cwiseAbs2());
-  const VectorD v_r_rm1 = Vd.transpose() * omega.cwiseProduct(r).cwiseProduct(rm1);
-  for (Eigen::Index i = 0; i < n_v; ++i)
-    out.cost_variance.b[i] = restricted_var(v_mean[i], v_rm1[i], v_rm1_sq[i], v_r_rm1[i]);
-  for (Eigen::Index j = 0; j < n_h; ++j)
-    out.cost_variance.c[j] = j == k ? out.kl_variance.c[j]
-                                    : restricted_var(model_c[j], model_c[n_h + j], model_c[3 * n_h + j],
-                                                     model_c[4 * n_h + j]);
+  const RowArray cost_var_w = restricted_var(model_block(0), model_block(1), model_block(3), model_block(4));
+  out.cost_variance.W = cost_var_w.matrix();
+  out.cost_variance.W.col(k) = out.kl_variance.W.col(k);  // −mean φ + data mean: h_k is 0 under the restriction
+  out.cost_variance.b = restricted_var(v_mean.array(), v_rm1.array(), model_w.col(b_col + 2).array(),
+                                       model_w.col(b_col + 3).array())
+                            .matrix();
+  out.cost_variance.c = restricted_var(c_block(0), c_block(1), c_block(3), c_block(4)).matrix();
+  out.cost_variance.c[k] = out.kl_variance.c[k];
   return out;
 }
 
@@ -272,7 +299,8 @@ RemovalCostEstimate estimate_removal_costs(const Rbm& rbm, const MatrixD& data, 
   rbm.validate();
   check_rows(rbm, data, "data");
   check_rows(rbm, model_samples, "model_samples");
-  return cost_statistics(preactivations(rbm, data), preactivations(rbm, model_samples), form);
+  const MatrixD data_pre = preactivations(rbm, data), model_pre = preactivations(rbm, model_samples);
+  return cost_statistics<double>(contiguous(data_pre), contiguous(model_pre), form);
 }
 
 RemovalGradientEstimate estimate_removal_gradients(const Rbm& rbm, const MatrixD& data, const MatrixD& model_samples,
@@ -623,8 +651,8 @@ class Pruner::EngineImpl final : public Pruner::Engine {
   }
 
   RemovalCostEstimate model_costs(const Mat<S>& data_pre) const {
-    const MatrixD model_pre = sampler_->block_preactivations(0).template cast<double>();
-    return cost_statistics(data_pre.template cast<double>(), model_pre, owner_.config_.cost_form);
+    return cost_statistics<S>(contiguous(data_pre), contiguous(sampler_->block_preactivations(0)),
+                              owner_.config_.cost_form);
   }
 
   // log q_β(h_unit = 0) at every rung from its chains, with the delta-method variance (0 at β = 0, where it is
