@@ -54,15 +54,6 @@ void check_rows(const Rbm& rbm, const MatrixD& rows, const char* what) {
   require(rows.allFinite(), std::string(what) + " contains a non-finite value");
 }
 
-// Σ over rows of every column, accumulated in double row by row: in memory order for row-major matrices (Eigen's
-// colwise() strides down each column), and exact enough whatever the input precision.
-template <class Derived>
-VectorD column_sums(const Eigen::DenseBase<Derived>& m) {
-  VectorD sums = VectorD::Zero(m.cols());
-  for (Eigen::Index r = 0; r < m.rows(); ++r) sums.array() += m.row(r).transpose().template cast<double>().array();
-  return sums;
-}
-
 template <class S>
 using ContiguousMatrix = Eigen::Map<const Mat<S>>;
 
@@ -72,9 +63,10 @@ ContiguousMatrix<typename Derived::Scalar> contiguous(const Eigen::DenseBase<Der
   return {rows.derived().data(), rows.rows(), rows.cols()};
 }
 
+// Column means accumulated in double whatever the input precision.
 template <class Derived>
 VectorD column_means(const Eigen::DenseBase<Derived>& m) {
-  return column_sums(m) / static_cast<double>(m.rows());
+  return column_sums<double>(m).transpose() / static_cast<double>(m.rows());
 }
 
 // Ĉ_k and its variance for every unit from the data rows' pre-activations and the model samples' (both n × n_h).
@@ -98,7 +90,8 @@ RemovalCostEstimate cost_statistics(ContiguousMatrix<S> data_pre, ContiguousMatr
     const Eigen::Array<S, 1, Eigen::Dynamic> shift = log_off.colwise().maxCoeff();
     const RowArray w = (log_off.rowwise() - shift).exp();
     const Eigen::ArrayXd mean = column_means(w).array();
-    const Eigen::ArrayXd squares = column_sums((w.rowwise() - mean.transpose().template cast<S>()).square()).array();
+    const Eigen::ArrayXd squares =
+        column_sums<double>((w.rowwise() - mean.transpose().template cast<S>()).square()).transpose().array();
     model_variance = n_model > 1.0 ? Eigen::ArrayXd(squares / (n_model - 1.0) / (n_model * mean.square()))
                                    : Eigen::ArrayXd(Eigen::ArrayXd::Zero(mean.size()));
     model_term = shift.transpose().template cast<double>() + mean.log() + 0.5 * model_variance;
@@ -166,7 +159,7 @@ GradientStatistics gradient_statistics(const Mat<S>& X, const Mat<S>& P, const M
   }
   const MatrixD model_w = product<S>(V, Transpose::kYes, weighted, Transpose::kNo)
                               .template cast<double>();  // n_v × (blocks·n_h + …): the W and b statistics
-  const Eigen::RowVectorXd model_c = column_sums(weighted).transpose();  // the c statistics (v → 1)
+  const Eigen::RowVectorXd model_c = column_sums<double>(weighted);  // the c statistics (v → 1)
   const VectorD v_mean = model_w.col(b_col), v_rm1 = model_w.col(b_col + 1);
   const MatrixD data_w = product<S>(X, Transpose::kYes, P, Transpose::kNo, S(1.0 / n_data)).template cast<double>();
   const VectorD x_mean = column_means(X);

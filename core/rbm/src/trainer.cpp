@@ -17,15 +17,6 @@ namespace zeta {
 
 namespace {
 
-// m.colwise().sum() for a row-major m, walking the rows: the same additions in the same order (each column
-// summed from the first row down), but over contiguous memory instead of one strided pass per column.
-template <class Derived>
-Eigen::Matrix<typename Derived::Scalar, 1, Eigen::Dynamic> column_sums(const Eigen::MatrixBase<Derived>& m) {
-  Eigen::Matrix<typename Derived::Scalar, 1, Eigen::Dynamic> sums = m.row(0);
-  for (Eigen::Index r = 1; r < m.rows(); ++r) sums += m.row(r);
-  return sums;
-}
-
 template <class S>
 void logistic_in_place(Mat<S>& m) {
   for_row_blocks(m.rows(), m.cols(), [&](Eigen::Index first, Eigen::Index count) {

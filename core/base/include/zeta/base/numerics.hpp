@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "zeta/base/random.hpp"
@@ -54,6 +55,17 @@ VectorD rowwise_softplus_sum(const Eigen::MatrixBase<Derived>& a, double beta) {
     out[r] = softplus_array(row).sum();
   }
   return out;
+}
+
+// m.colwise().sum() for a row-major m, walking the rows: each column summed from the first row down, as Eigen
+// does, but over contiguous memory instead of one strided pass per column; accumulated in Acc (the input's scalar
+// by default, double where a float input's sum needs the range).
+template <class Acc = void, class Derived>
+auto column_sums(const Eigen::DenseBase<Derived>& m) {
+  using Sum = std::conditional_t<std::is_void_v<Acc>, typename Derived::Scalar, Acc>;
+  Eigen::Matrix<Sum, 1, Eigen::Dynamic> sums = Eigen::Matrix<Sum, 1, Eigen::Dynamic>::Zero(m.cols());
+  for (Eigen::Index r = 0; r < m.rows(); ++r) sums.array() += m.row(r).template cast<Sum>().array();
+  return sums;
 }
 
 // Streaming log-sum-exp in double: add terms one at a time or in blocks, read the log of their sum.
