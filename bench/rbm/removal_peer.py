@@ -36,6 +36,8 @@ import time
 
 import numpy as np
 
+from ais_both_ways import load as load_model  # (lib, rbm, W, b, c) of a saved RBM, read through libzeta
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 FASHION_IMAGES = "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"
@@ -51,20 +53,6 @@ def load_module(path, name):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def load_model(lib_path, model):
-    """(W, b, c) of a saved RBM, read through libzeta."""
-    lib = ctypes.CDLL(lib_path)
-    rbm = ctypes.c_void_p()
-    if lib.zeta_rbm_load(model.encode(), ctypes.byref(rbm)) != 0:
-        raise SystemExit(f"cannot load {model}")
-    nv, nh = ctypes.c_int32(), ctypes.c_int32()
-    lib.zeta_rbm_shape(rbm, ctypes.byref(nv), ctypes.byref(nh))
-    W, b, c = np.zeros(nv.value * nh.value), np.zeros(nv.value), np.zeros(nh.value)
-    p = ctypes.POINTER(ctypes.c_double)
-    lib.zeta_rbm_get_params(rbm, W.ctypes.data_as(p), b.ctypes.data_as(p), c.ctypes.data_as(p))
-    return lib, rbm, W.reshape(nv.value, nh.value), b, c
 
 
 def bars_and_stripes3():
