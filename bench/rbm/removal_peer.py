@@ -116,8 +116,8 @@ class Ops:
     def where_nan(self, x, value):
         return self.t.nan_to_num(x, nan=value) if self.kind == "torch" else np.where(np.isnan(x), value, x)
 
-    def scalar(self, x):
-        return float(x)
+    def copy(self, x):
+        return x.clone() if self.kind == "torch" else x.copy()
 
 
 def variance_of_mean(o, mean, mean_square, n):
@@ -142,7 +142,7 @@ def cost_statistics(o, data_pre, model_pre):
 
 def gradient_statistics(o, X, P, V, Q, omega, k):
     """∂D and ∂C_k with their variances (zeta's gradient_statistics); omega: the model states' weights."""
-    n_v, n_h = X.shape[1], P.shape[1]
+    n_h = P.shape[1]
     n_data, n_model = X.shape[0], V.shape[0]
     off = 1.0 - Q[:, k]
     r = off / (omega * off).sum()
@@ -157,8 +157,7 @@ def gradient_statistics(o, X, P, V, Q, omega, k):
     x_mean, p_mean = X.mean(0), P.mean(0)
     blk = lambda m, i: m[..., i * n_h:(i + 1) * n_h]  # noqa: E731 - block i of the statistics
     kl = {"W": blk(model_w, 0) - data_w, "b": v_mean - x_mean, "c": blk(model_c, 0) - p_mean}
-    cost = {"W": blk(model_w, 1).clone() if o.kind == "torch" else blk(model_w, 1).copy(), "b": v_rm1,
-            "c": blk(model_c, 1).clone() if o.kind == "torch" else blk(model_c, 1).copy()}
+    cost = {"W": o.copy(blk(model_w, 1)), "b": v_rm1, "c": o.copy(blk(model_c, 1))}
     cost["W"][:, k] = -model_w[:, k] + data_w[:, k]
     cost["c"][k] = -model_c[k] + p_mean[k]
 
