@@ -139,7 +139,8 @@ struct GemmResult {
   double seconds = 0.0;  // median time of one product with the fastest implementation
   double gflops = 0.0;
   std::string fastest;
-  std::map<std::string, double> gflops_by;  // "eigen", "zeta" (zeta::gemm, this build's backend), each BLAS
+  std::map<std::string, double> gflops_by;  // "eigen", "zeta" (zeta::gemm, this build's backend), each BLAS,
+                                            // "zeta_binary" (zeta::multiply_binary) where the left operand is 0/1
 };
 
 GemmResult measure_gemm(const GemmShape& shape, int n_visible, int n_hidden, int repeats, double min_time,
@@ -210,6 +211,14 @@ GemmResult measure_gemm(const GemmShape& shape, int n_visible, int n_hidden, int
                            trans_b ? zeta::Transpose::kYes : zeta::Transpose::kNo, C, 1.0f, beta);
        }},
   };
+  // zeta's sums of the rows a 0/1 left operand selects (zeta::multiply_binary), which replace the GEMM in the update
+  // where that operand is data, chains or hidden states; rated here by the GEMM's flops, at half the entries set
+  // (the most rows to add up).
+  if (shape.kind != GemmKind::kOZ)
+    bodies.emplace_back("zeta_binary", [&] {
+      zeta::multiply_binary<float>(*a, trans_a ? zeta::Transpose::kYes : zeta::Transpose::kNo, *b,
+                                   trans_b ? zeta::Transpose::kYes : zeta::Transpose::kNo, C);
+    });
   for (const Blas& lib : blas) {
     bodies.emplace_back(lib.name, [&, lib] {
       lib.sgemm(101, trans_a ? 112 : 111, trans_b ? 112 : 111, static_cast<int>(C.rows()), static_cast<int>(C.cols()),
@@ -228,7 +237,7 @@ GemmResult measure_gemm(const GemmShape& shape, int n_visible, int n_hidden, int
     for (int i = 0; i < 5; ++i) body();
     const double per_s = median(rates(body, 1.0, repeats, min_time));
     res.gflops_by[name] = res.flops * per_s * 1e-9;
-    if (name != "zeta" && per_s > best) {  // "zeta" is one of the others, through zeta's kernel
+    if (name.rfind("zeta", 0) != 0 && per_s > best) {  // the GEMMs alone: "zeta" is one of them, through zeta's kernel
       best = per_s;
       res.fastest = name;
     }

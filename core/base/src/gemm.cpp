@@ -117,10 +117,9 @@ ZETA_POPCNT_TARGET void count_shared_ones(const std::uint64_t* a, Eigen::Index f
   }
 }
 
-// Packs rows of 0/1 entries 64 to a word, row `r` at words [r·words, (r+1)·words). Returns false (out unusable)
-// when an entry is neither 0 nor 1. Each block of 8 entries becomes 8 bytes of 0/1 (a compare the compiler
-// vectorises) and then one byte by a multiply that gathers their low bits; the bit order within a word is the
-// same for every row, which is all a count of shared ones needs.
+// Packs rows of 0/1 entries 64 to a word, row `r` at words [r·words, (r+1)·words), entry j at bit j % 64 of word
+// j / 64. Returns false (out unusable) when an entry is neither 0 nor 1. Each block of 8 entries becomes 8 bytes
+// of 0/1 (a compare the compiler vectorises) and then one byte by a multiply that gathers their low bits.
 template <class S>
 bool pack_bits(const ConstMatrixRef<S>& x, Eigen::Index words, std::vector<std::uint64_t>& out) {
   const Eigen::Index cols = x.cols();
@@ -148,6 +147,115 @@ bool pack_bits(const ConstMatrixRef<S>& x, Eigen::Index words, std::vector<std::
     }
   }
   return !other;
+}
+
+// The columns of rows packed by pack_bits, packed the same way: word w of column i holds rows [64w, 64w + 64) of it.
+// Only the set bits are visited (binary data and chains are mostly zeros or mostly ones, not dense bit soup).
+void transpose_bits(const std::vector<std::uint64_t>& row_bits, Eigen::Index rows, Eigen::Index cols,
+                    std::vector<std::uint64_t>& column_bits) {
+  const Eigen::Index row_words = (cols + 63) / 64, column_words = (rows + 63) / 64;
+  column_bits.assign(static_cast<std::size_t>(cols * column_words), 0);
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    const std::uint64_t bit = std::uint64_t{1} << (r % 64);
+    const Eigen::Index word_of_row = r / 64;
+    for (Eigen::Index w = 0; w < row_words; ++w) {
+      for (std::uint64_t x = row_bits[static_cast<std::size_t>(r * row_words + w)]; x != 0; x &= x - 1) {
+        const Eigen::Index i = w * 64 + __builtin_ctzll(x);
+        column_bits[static_cast<std::size_t>(i * column_words + word_of_row)] |= bit;
+      }
+    }
+  }
+}
+
+// The bits of the entries [0, n) of the last word of a packed row.
+std::uint64_t last_word_mask(Eigen::Index n) {
+  const Eigen::Index in_last = n - (n - 1) / 64 * 64;
+  return in_last == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << in_last) - 1;
+}
+
+// out[0, kWidth) = Σ b(i, ·) over the entries i set in `bits` (or, with `complement`, column_sums less the
+// sum over the entries not set). Two accumulators take alternate entries, so the order of the additions is fixed by
+// the bits alone: the same result whatever the CPU's vector width or the number of threads.
+template <class S, int kWidth>
+void sum_selected_rows(const std::uint64_t* bits, Eigen::Index words, std::uint64_t last_mask, bool complement,
+                       const S* b, Eigen::Index ldb, const S* column_sums, S* out) {
+  S even[kWidth] = {}, odd[kWidth] = {};
+  const S* pending = nullptr;
+  for (Eigen::Index w = 0; w < words; ++w) {
+    std::uint64_t x = bits[w];
+    if (complement) x = ~x & (w + 1 == words ? last_mask : ~std::uint64_t{0});
+    const S* base = b + w * 64 * ldb;
+    for (; x != 0; x &= x - 1) {
+      const S* row = base + static_cast<Eigen::Index>(__builtin_ctzll(x)) * ldb;
+      if (pending == nullptr) {
+        pending = row;
+        continue;
+      }
+      for (int j = 0; j < kWidth; ++j) {
+        even[j] += pending[j];
+        odd[j] += row[j];
+      }
+      pending = nullptr;
+    }
+  }
+  if (pending != nullptr)
+    for (int j = 0; j < kWidth; ++j) even[j] += pending[j];
+  if (complement) {
+    for (int j = 0; j < kWidth; ++j) out[j] = column_sums[j] - (even[j] + odd[j]);
+  } else {
+    for (int j = 0; j < kWidth; ++j) out[j] = even[j] + odd[j];
+  }
+}
+
+// c ← (rows selected by bits)·op(b): row r of c from the n_entries-bit packed row r of `bits`. Column blocks of
+// op(b) are the outer loop, each copied to contiguous rows of kWidth entries first (a few pages, where b's own rows
+// are thousands of bytes apart: the copy costs less than the cache and TLB misses of the scattered reads it saves,
+// and it is where bᵀ gets transposed); the last block ends at the last column, overlapping the one before it, which
+// it recomputes to the same bits.
+template <class S>
+void sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries, const ConstMatrixRef<S>& b,
+                  bool transposed_b, MatrixRef<S>& c) {
+  constexpr int kWidth = 128 / static_cast<int>(sizeof(S));  // two cache lines per selected row
+  const Eigen::Index words = (n_entries + 63) / 64, rows = c.rows(), cols = c.cols();
+  const std::uint64_t last_mask = last_word_mask(n_entries);
+  std::vector<unsigned char> complement(static_cast<std::size_t>(rows));
+  bool any_complement = false;
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    Eigen::Index ones = 0;
+    for (Eigen::Index w = 0; w < words; ++w)
+      ones += __builtin_popcountll(bits[static_cast<std::size_t>(r * words + w)]);
+    complement[static_cast<std::size_t>(r)] = 2 * ones > n_entries;  // fewer rows to add up
+    any_complement = any_complement || 2 * ones > n_entries;
+  }
+  const Eigen::Index work = rows * cols * std::max<Eigen::Index>(1, n_entries / 4);
+  const int threads = work >= (Eigen::Index{1} << 22) ? std::max(1, Eigen::nbThreads()) : 1;
+  const Eigen::Index per_thread = (rows + threads - 1) / threads;
+  const std::uint64_t* all_bits = bits.data();
+  // A row's sums do not depend on which thread computes it: the same bits for any thread count.
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+  for (int t = 0; t < threads; ++t) {
+    const Eigen::Index first = t * per_thread, last = std::min(rows, first + per_thread);
+    thread_local std::vector<S> block;
+    block.resize(static_cast<std::size_t>(n_entries * kWidth));
+    S sums[kWidth];
+    for (Eigen::Index j0 = 0; j0 < cols && first < last; j0 += kWidth) {
+      const Eigen::Index start = std::min(j0, cols - kWidth);
+      if (transposed_b) {
+        Eigen::Map<Mat<S>>(block.data(), n_entries, kWidth) = b.middleRows(start, kWidth).transpose();
+      } else {
+        for (Eigen::Index i = 0; i < n_entries; ++i)
+          std::memcpy(block.data() + i * kWidth, b.row(i).data() + start, kWidth * sizeof(S));
+      }
+      if (any_complement) {  // the block's column sums, row after row: the same order for either form of b
+        std::fill(sums, sums + kWidth, S(0));
+        for (Eigen::Index i = 0; i < n_entries; ++i)
+          for (int j = 0; j < kWidth; ++j) sums[j] += block[static_cast<std::size_t>(i * kWidth + j)];
+      }
+      for (Eigen::Index r = first; r < last; ++r)
+        sum_selected_rows<S, kWidth>(all_bits + r * words, words, last_mask, complement[static_cast<std::size_t>(r)],
+                                     block.data(), kWidth, sums, c.row(r).data() + start);
+    }
+  }
 }
 
 }  // namespace
@@ -179,6 +287,29 @@ void multiply_transposed_binary(ConstMatrixRef<S> a, ConstMatrixRef<S> b, Matrix
 }
 
 bool binary_products_counted() { return counts_bits(); }
+
+template <class S>
+void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c) {
+  const bool ta = op_a == Transpose::kYes, tb = op_b == Transpose::kYes;
+  const Eigen::Index inner = ta ? a.rows() : a.cols();
+  require(inner == (tb ? b.cols() : b.rows()) && c.rows() == (ta ? a.cols() : a.rows()) &&
+              c.cols() == (tb ? b.rows() : b.cols()),
+          "multiply_binary: the operands' shapes do not match");
+  constexpr Eigen::Index kWidth = 128 / static_cast<Eigen::Index>(sizeof(S));
+  thread_local std::vector<std::uint64_t> a_bits, column_bits;
+  // Products narrower than one block of columns, and empty ones, stay with gemm.
+  const bool summable = counts_bits() && c.cols() >= kWidth && inner > 0 && c.rows() > 0;
+  if (!summable || !pack_bits(a, (a.cols() + 63) / 64, a_bits)) {
+    gemm<S>(a, op_a, b, op_b, c, S(1), S(0));
+    return;
+  }
+  if (ta) {
+    transpose_bits(a_bits, a.rows(), a.cols(), column_bits);
+    sum_selected<S>(column_bits, inner, b, tb, c);
+  } else {
+    sum_selected<S>(a_bits, inner, b, tb, c);
+  }
+}
 
 template <class S>
 void gemm(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c, S alpha, S beta) {
@@ -221,5 +352,9 @@ template void gemm<double>(ConstMatrixRef<double>, Transpose, ConstMatrixRef<dou
                            double, double);
 template void multiply_transposed_binary<float>(ConstMatrixRef<float>, ConstMatrixRef<float>, MatrixRef<float>);
 template void multiply_transposed_binary<double>(ConstMatrixRef<double>, ConstMatrixRef<double>, MatrixRef<double>);
+template void multiply_binary<float>(ConstMatrixRef<float>, Transpose, ConstMatrixRef<float>, Transpose,
+                                     MatrixRef<float>);
+template void multiply_binary<double>(ConstMatrixRef<double>, Transpose, ConstMatrixRef<double>, Transpose,
+                                      MatrixRef<double>);
 
 }  // namespace zeta

@@ -48,7 +48,7 @@ void DataMoves<S>::move(int rung, double beta, double visible_beta, const ParamM
         r) = pool_a_.row(static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(size_)))).array().logistic();
   sample_bernoulli_block(proposal_h_.data(), proposal_h_.size(), rng);
   proposal_inputs_.resize(n, p.W.rows());
-  multiply<S>(proposal_h_, p.W, Transpose::kYes, proposal_inputs_);
+  multiply_binary<S>(proposal_h_, Transpose::kNo, p.W, Transpose::kYes, proposal_inputs_);
   proposal_inputs_ *= static_cast<S>(beta);
   proposal_inputs_.rowwise() += (static_cast<S>(visible_beta) * p.b).transpose();
 

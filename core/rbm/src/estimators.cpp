@@ -309,7 +309,7 @@ AisResult log_z_ais(const Rbm& rbm, const AisOptions& options, const ProgressCal
   for (std::int64_t k = 1; k <= n_steps; ++k) {
     const double beta = betas[static_cast<std::size_t>(k)];
     const double beta_prev = betas[static_cast<std::size_t>(k - 1)];
-    multiply<double>(v, rbm.W, Transpose::kNo, a);
+    multiply_binary<double>(v, Transpose::kNo, rbm.W, Transpose::kNo, a);
     a.rowwise() += rbm.c.transpose();
     const VectorD vb = v * rbm.b;
     const VectorD vb_base = v * base_bias;
@@ -319,7 +319,7 @@ AisResult log_z_ais(const Rbm& rbm, const AisOptions& options, const ProgressCal
     // Gibbs transition that leaves p_β invariant.
     h = (beta * a.array()).logistic().matrix();
     sample_bernoulli(h, rng);
-    multiply<double>(h, rbm.W, Transpose::kYes, visible_input);
+    multiply_binary<double>(h, Transpose::kNo, rbm.W, Transpose::kYes, visible_input);
     visible_input *= beta;
     visible_input.rowwise() += ((1.0 - beta) * base_bias + beta * rbm.b).transpose();
     v = visible_input.array().logistic().matrix();

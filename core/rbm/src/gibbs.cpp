@@ -18,7 +18,7 @@ void ParamMirror<S>::sync(const Rbm& rbm) {
 
 template <class S>
 void hidden_preactivations(const Mat<S>& v, const ParamMirror<S>& p, Eigen::Index rows, Mat<S>& a) {
-  multiply<S>(v.topRows(rows), p.W, Transpose::kNo, a.topRows(rows));
+  multiply_binary<S>(v.topRows(rows), Transpose::kNo, p.W, Transpose::kNo, a.topRows(rows));
   a.topRows(rows).rowwise() += p.c.transpose();
 }
 
@@ -60,7 +60,7 @@ void visible_inputs(const Mat<S>& h, const ParamMirror<S>& p, const std::vector<
                     int rungs, Eigen::Index chains, Mat<S>& inputs) {
   const Eigen::Index n = chains;
   const Eigen::Index rows = static_cast<Eigen::Index>(rungs) * n;
-  multiply<S>(h.topRows(rows), p.W, Transpose::kYes, inputs.topRows(rows));
+  multiply_binary<S>(h.topRows(rows), Transpose::kNo, p.W, Transpose::kYes, inputs.topRows(rows));
   for_row_blocks(rows, inputs.cols(), [&](Eigen::Index first, Eigen::Index count) {
     for_rung_runs(first, count, n, [&](Eigen::Index start, Eigen::Index length, int rung) {
       const double beta = betas[static_cast<std::size_t>(rung)];

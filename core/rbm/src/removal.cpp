@@ -516,7 +516,7 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     Mat<S>& data_pre = step_.data_pre;
     X = batch.template cast<S>();
     data_pre.resize(X.rows(), params_.W.cols());
-    multiply<S>(X, params_.W, Transpose::kNo, data_pre);
+    multiply_binary<S>(X, Transpose::kNo, params_.W, Transpose::kNo, data_pre);
     data_pre.rowwise() += params_.c.transpose();
     RemovalCostEstimate estimate = model_costs(data_pre);
     bool bridges_seen = false;

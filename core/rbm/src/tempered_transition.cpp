@@ -36,13 +36,13 @@ struct Kernels {
   }
   void sample_visible(JointStates<S>& x, double beta, Rng& rng) const {
     x.scratch.resize(x.h.rows(), W.rows());
-    multiply<S>(x.h, W, Transpose::kYes, x.scratch);
+    multiply_binary<S>(x.h, Transpose::kNo, W, Transpose::kYes, x.scratch);
     x.scratch *= static_cast<S>(beta);
     x.scratch.rowwise() += (static_cast<S>(full_energy ? beta : 1.0) * b).transpose();
     x.v = x.scratch.array().logistic().matrix();
     sample_bernoulli(x.v, rng);
     x.a.resize(x.v.rows(), W.cols());
-    multiply<S>(x.v, W, Transpose::kNo, x.a);
+    multiply_binary<S>(x.v, Transpose::kNo, W, Transpose::kNo, x.a);
     x.a.rowwise() += c.transpose();
   }
   // out += factor · E₁ per chain, E₁ the part of the energy the inverse temperature multiplies: −(vᵀWh + cᵀh)
@@ -75,7 +75,7 @@ TemperedTransitionStats TemperedTransition<S>::apply(const Rbm& rbm, Mat<S>& v, 
   JointStates<S> x;
   x.v = v;
   x.a.resize(x.v.rows(), kernels.W.cols());
-  multiply<S>(x.v, kernels.W, Transpose::kNo, x.a);
+  multiply_binary<S>(x.v, Transpose::kNo, kernels.W, Transpose::kNo, x.a);
   x.a.rowwise() += kernels.c.transpose();
   kernels.sample_hidden(x, levels[0], rng);
 

@@ -69,7 +69,7 @@ void TemperedSampler<S>::chains_replaced() {
 template <class S>
 void TemperedSampler<S>::refresh(const ParamMirror<S>& p) {
   a_.resize(v_.rows(), p.W.cols());
-  multiply<S>(v_, p.W, Transpose::kNo, a_);
+  multiply_binary<S>(v_, Transpose::kNo, p.W, Transpose::kNo, a_);
   a_.rowwise() += p.c.transpose();
   cache_.parameters_refreshed(p.b_exact);
   preactivations_current_ = true;

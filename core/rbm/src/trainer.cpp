@@ -94,7 +94,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       positive_ = sampler_.block_preactivations(0).array().logistic().matrix();
     } else {
       positive_.resize(data_.rows(), params_.W.cols());
-      multiply<S>(data_, params_.W, Transpose::kNo, positive_);
+      multiply_binary<S>(data_, Transpose::kNo, params_.W, Transpose::kNo, positive_);
       positive_.rowwise() += params_.c.transpose();
       sampler_.add_proposal_rows(positive_);
       logistic_in_place(positive_);
@@ -118,7 +118,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     step_stats_.resize(step_rows, positive_.cols());
     step_stats_ << positive_ * (S(1) / batch_rows), negative_ * (S(-1) / chain_rows);
     gradient_W_.resize(data_.cols(), positive_.cols());
-    gemm<S>(step_rows_, Transpose::kYes, step_stats_, Transpose::kNo, gradient_W_, S(1), S(0));
+    multiply_binary<S>(step_rows_, Transpose::kYes, step_stats_, Transpose::kNo, gradient_W_);
     const VectorD grad_b =
         (column_sums(data_) / batch_rows - column_sums(model_chains) / chain_rows).transpose().template cast<double>();
     const VectorD grad_c =

@@ -9,6 +9,10 @@
 #include <limits>
 #include <string>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "zeta/base/error.hpp"
 #include "zeta/base/gemm.hpp"
 #include "zeta/base/random.hpp"
@@ -206,6 +210,120 @@ TEST(Gemm, BinaryProductShapesMustMatch) {
   EXPECT_THROW(multiply_transposed_binary<float>(a, b2, c2), Error);
   Mat<float> empty_a(0, 10), empty_c(0, 4);
   EXPECT_NO_THROW(multiply_transposed_binary<float>(empty_a, b2, empty_c));
+}
+
+// multiply_binary adds up rows of b (or, for a row of op(a) with more ones than zeros, subtracts the rows it leaves
+// out from b's column sums), so its rounding bound is that of sums over all K rows of b: γ_{K+2} Σ_l |b(l, j)|.
+template <class S>
+void expect_binary_sum(const Mat<S>& a, bool ta, const Mat<S>& b, const Mat<S>& c, const std::string& what) {
+  using Wide = long double;
+  const Eigen::Index k = b.rows();
+  const double u = std::numeric_limits<S>::epsilon() / 2;
+  const double terms = static_cast<double>(k + 2);
+  const double gamma = terms * u / (1.0 - terms * u);
+  ASSERT_EQ(c.rows(), ta ? a.cols() : a.rows());
+  for (Eigen::Index i = 0; i < c.rows(); ++i) {
+    for (Eigen::Index j = 0; j < c.cols(); ++j) {
+      Wide sum = 0, magnitude = 0;
+      for (Eigen::Index l = 0; l < k; ++l) {
+        sum += static_cast<Wide>(ta ? a(l, i) : a(i, l)) * b(l, j);
+        magnitude += std::fabs(static_cast<Wide>(b(l, j)));
+      }
+      const double bound = gamma * static_cast<double>(magnitude) + std::numeric_limits<S>::denorm_min();
+      ASSERT_LE(std::fabs(static_cast<double>(c(i, j) - sum)), bound) << what << " entry (" << i << ", " << j << ")";
+    }
+  }
+}
+
+// Every form, inner sizes around the 64-entry words, b as narrow as one column block and wider (the last block
+// overlapping the one before it), densities from empty through mostly ones (column sums less the unset rows) to full.
+template <class S>
+void expect_binary_sums_right() {
+  Rng rng(21);
+  const Eigen::Index block = 128 / static_cast<Eigen::Index>(sizeof(S));
+  for (const bool ta : {false, true}) {
+    for (const bool tb : {false, true}) {
+      for (const Eigen::Index inner : {1, 63, 64, 65, 200, 784}) {
+        for (const Eigen::Index cols : {block, block + 1, 3 * block - 5, Eigen::Index{500}}) {
+          for (const double density : {0.0, 0.05, 0.31, 0.7, 1.0}) {
+            const Mat<S> a = ta ? random_binary<S>(inner, 23, density, rng) : random_binary<S>(23, inner, density, rng);
+            const Mat<S> b = tb ? random_matrix<S>(cols, inner, rng) : random_matrix<S>(inner, cols, rng);
+            Mat<S> c = Mat<S>::Constant(23, cols, S(-7));  // must be overwritten
+            multiply_binary<S>(a, ta ? Transpose::kYes : Transpose::kNo, b, tb ? Transpose::kYes : Transpose::kNo, c);
+            expect_binary_sum<S>(a, ta, tb ? Mat<S>(b.transpose()) : b, c,
+                                 std::string(ta ? "aT" : "a") + (tb ? " bT" : " b") + ", inner " +
+                                     std::to_string(inner) + ", cols " + std::to_string(cols) + ", density " +
+                                     std::to_string(density));
+          }
+        }
+      }
+    }
+  }
+  // Blocks of larger matrices, the rows around them untouched.
+  const Mat<S> big_a = random_binary<S>(50, 130, 0.3, rng), big_b = random_matrix<S>(140, 70, rng);
+  Mat<S> out = Mat<S>::Constant(60, 70, S(5));
+  multiply_binary<S>(big_a.middleRows(3, 40), Transpose::kNo, big_b.middleRows(5, 130), Transpose::kNo,
+                     out.middleRows(10, 40));
+  expect_binary_sum<S>(big_a.middleRows(3, 40).eval(), false, big_b.middleRows(5, 130).eval(),
+                       out.middleRows(10, 40).eval(), "blocks");
+  EXPECT_TRUE((out.topRows(10).array() == S(5)).all() && (out.bottomRows(10).array() == S(5)).all());
+}
+
+TEST(Gemm, BinarySumsAreTheProductInFloatAndDouble) {
+  expect_binary_sums_right<float>();
+  expect_binary_sums_right<double>();
+}
+
+// The order of the additions is fixed by the bits: two threads give the bits of one, at a size that splits.
+TEST(Gemm, BinarySumsSameBitsForAnyThreadCount) {
+#ifdef _OPENMP
+  const int saved = omp_get_max_threads();
+  Rng rng(22);
+  const Mat<float> a = random_binary<float>(200, 784, 0.31, rng), b = random_matrix<float>(784, 500, rng);
+  const Mat<float> stats = random_matrix<float>(200, 500, rng);
+  Mat<float> forward[2], gradient[2];
+  for (int t = 0; t < 2; ++t) {
+    omp_set_num_threads(t + 1);
+    forward[t].resize(200, 500);
+    gradient[t].resize(784, 500);
+    multiply_binary<float>(a, Transpose::kNo, b, Transpose::kNo, forward[t]);
+    multiply_binary<float>(a, Transpose::kYes, stats, Transpose::kNo, gradient[t]);
+  }
+  omp_set_num_threads(saved);
+  EXPECT_EQ(forward[0], forward[1]);
+  EXPECT_EQ(gradient[0], gradient[1]);
+#else
+  GTEST_SKIP() << "built without OpenMP";
+#endif
+}
+
+// Other values in a, or b narrower than one column block: the GEMM itself, bit for bit.
+TEST(Gemm, BinarySumWithOtherValuesOrNarrowIsTheGemm) {
+  Rng rng(23);
+  Mat<double> a = random_binary<double>(9, 100, 0.4, rng);
+  a(4, 99) = 0.25;
+  const Mat<double> b = random_matrix<double>(100, 40, rng);
+  Mat<double> out(9, 40), reference(9, 40);
+  multiply_binary<double>(a, Transpose::kNo, b, Transpose::kNo, out);
+  gemm<double>(a, Transpose::kNo, b, Transpose::kNo, reference);
+  EXPECT_EQ(out, reference);
+  const Mat<float> binary = random_binary<float>(30, 9, 0.5, rng), narrow = random_matrix<float>(30, 31, rng);
+  Mat<float> out_t(9, 31), reference_t(9, 31);
+  multiply_binary<float>(binary, Transpose::kYes, narrow, Transpose::kNo, out_t);
+  gemm<float>(binary, Transpose::kYes, narrow, Transpose::kNo, reference_t);
+  EXPECT_EQ(out_t, reference_t);
+}
+
+TEST(Gemm, BinarySumShapesMustMatch) {
+  const Mat<float> a = Mat<float>::Zero(3, 10), b = Mat<float>::Zero(11, 40);
+  Mat<float> c(3, 40);
+  EXPECT_THROW(multiply_binary<float>(a, Transpose::kNo, b, Transpose::kNo, c), Error);
+  EXPECT_THROW(multiply_binary<float>(a, Transpose::kYes, b, Transpose::kNo, c), Error);
+  const Mat<float> b10 = Mat<float>::Zero(10, 40);
+  Mat<float> wrong(4, 40);
+  EXPECT_THROW(multiply_binary<float>(a, Transpose::kNo, b10, Transpose::kNo, wrong), Error);
+  Mat<float> empty_a(0, 10), empty_c(0, 40);
+  EXPECT_NO_THROW(multiply_binary<float>(empty_a, Transpose::kNo, b10, Transpose::kNo, empty_c));
 }
 
 }  // namespace

@@ -51,6 +51,14 @@ Mat<S> product(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpo
 template <class S>
 void multiply_transposed_binary(ConstMatrixRef<S> a, ConstMatrixRef<S> b, MatrixRef<S> c);
 
+// c ← op(a)·op(b) for a that may hold only 0 and 1 (binary data, Gibbs chains, hidden states), where a GEMM would
+// spend its multiply-adds on zeros: when it does, each row of c is the sum of the rows of op(b) that its row of op(a)
+// selects (for a row with more ones than zeros, op(b)'s column sums less the rows it leaves out). The additions run
+// in an order fixed by the bits, so the result is the same for every thread count, BLAS and vector width; it rounds
+// differently from gemm's. Other values, c narrower than 128 bytes, or no one-instruction bit count: gemm.
+template <class S>
+void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c);
+
 // Whether multiply_transposed_binary can count bits in this build (else it is always gemm).
 bool binary_products_counted();
 
