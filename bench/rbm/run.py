@@ -392,7 +392,7 @@ def make_report(results, configs, variants, facts, args):
                     for k in g.get("gflops_by", {})}, key=lambda k: (k == "zeta", k))
     lines += [f"GFLOP/s, median over rounds; `zeta` is `zeta::gemm` (backend {first_zeta.get('backend', 'eigen')}); "
               "`zeta_binary` is `zeta::multiply_binary`, which the update runs where the left operand is 0/1, rated "
-              "by the dense product's flops with half the entries set (the most rows to add up).", "",
+              "by the dense product's flops, with that operand at the training rows' density (31% ones).", "",
               "| threads | GEMM shape | " + " | ".join(impls) + " |", "|---|---|" + "---|" * len(impls)]
     for threads, res in results.items():
         shapes = {}

@@ -41,7 +41,7 @@ double variance_of_mean(double mean, double mean_square, double n) {
 }
 
 MatrixD preactivations(const Rbm& rbm, const MatrixD& v) {
-  MatrixD a = product<double>(v, Transpose::kNo, rbm.W, Transpose::kNo);
+  MatrixD a = binary_product<double>(v, Transpose::kNo, rbm.W, Transpose::kNo);
   a.rowwise() += rbm.c.transpose();
   return a;
 }
@@ -157,11 +157,12 @@ GradientStatistics gradient_statistics(const Mat<S>& X, const Mat<S>& P, const M
     weighted.col(b_col + 2) = row_weights(w_rm1_sq);
     weighted.col(b_col + 3) = row_weights(w_r_rm1);
   }
-  const MatrixD model_w = product<S>(V, Transpose::kYes, weighted, Transpose::kNo)
+  const MatrixD model_w = binary_product<S>(V, Transpose::kYes, weighted, Transpose::kNo)
                               .template cast<double>();  // n_v × (blocks·n_h + …): the W and b statistics
   const Eigen::RowVectorXd model_c = column_sums<double>(weighted);  // the c statistics (v → 1)
   const VectorD v_mean = model_w.col(b_col), v_rm1 = model_w.col(b_col + 1);
-  const MatrixD data_w = product<S>(X, Transpose::kYes, P, Transpose::kNo, S(1.0 / n_data)).template cast<double>();
+  const MatrixD data_w =
+      binary_product<S>(X, Transpose::kYes, P, Transpose::kNo, S(1.0 / n_data)).template cast<double>();
   const VectorD x_mean = column_means(X);
   const VectorD p_mean = column_means(P);
 
@@ -186,7 +187,8 @@ GradientStatistics gradient_statistics(const Mat<S>& X, const Mat<S>& P, const M
   // ∂D: model variance of each mean plus data variance.
   const Mat<S> X2 = X.array().square().matrix();
   const Mat<S> P2 = P.array().square().matrix();
-  const MatrixD data_w2 = product<S>(X2, Transpose::kYes, P2, Transpose::kNo, S(1.0 / n_data)).template cast<double>();
+  const MatrixD data_w2 =
+      binary_product<S>(X2, Transpose::kYes, P2, Transpose::kNo, S(1.0 / n_data)).template cast<double>();
   const VectorD x2_mean = column_means(X2);
   const VectorD p2_mean = column_means(P2);
   const auto model_block = [&](int block) { return model_w.middleCols(block * n_h, n_h).array(); };
@@ -829,9 +831,9 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     // The products in the engine's precision, as the pre-activations they shift: float's relative error of ~1e-7
     // in a shift of order ν is far below the sampling noise of the weights.
     const Mat<S> z_W = z.W.template cast<S>();
-    const Mat<S> chain_average = product<S>(V, Transpose::kYes, Q, Transpose::kNo, S(1) / static_cast<S>(n));
-    Mat<S> delta = Q.cwiseProduct(product<S>(V, Transpose::kNo, z_W, Transpose::kNo));
-    delta -= product<S>(V, Transpose::kNo, z_W.cwiseProduct(chain_average), Transpose::kNo);
+    const Mat<S> chain_average = binary_product<S>(V, Transpose::kYes, Q, Transpose::kNo, S(1) / static_cast<S>(n));
+    Mat<S> delta = Q.cwiseProduct(binary_product<S>(V, Transpose::kNo, z_W, Transpose::kNo));
+    delta -= binary_product<S>(V, Transpose::kNo, z_W.cwiseProduct(chain_average), Transpose::kNo);
     delta += (Q.rowwise() - mean_q.transpose()) * z.c.template cast<S>().asDiagonal();
     delta *= static_cast<S>(scale);
     const VectorD delta_b = scale *

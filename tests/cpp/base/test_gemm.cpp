@@ -314,6 +314,16 @@ TEST(Gemm, BinarySumWithOtherValuesOrNarrowIsTheGemm) {
   EXPECT_EQ(out_t, reference_t);
 }
 
+// Rows near half ones would add up more entries than the GEMM multiplies at the same cost: the GEMM's bits.
+TEST(Gemm, BinarySumOfHalfOnesRowsIsTheGemm) {
+  Rng rng(24);
+  const Mat<float> a = random_binary<float>(100, 784, 0.5, rng), b = random_matrix<float>(784, 64, rng);
+  Mat<float> out(100, 64), reference(100, 64);
+  multiply_binary<float>(a, Transpose::kNo, b, Transpose::kNo, out);
+  gemm<float>(a, Transpose::kNo, b, Transpose::kNo, reference);
+  EXPECT_EQ(out, reference);
+}
+
 TEST(Gemm, BinarySumShapesMustMatch) {
   const Mat<float> a = Mat<float>::Zero(3, 10), b = Mat<float>::Zero(11, 40);
   Mat<float> c(3, 40);
