@@ -243,7 +243,7 @@ void expect_binary_sums_right() {
   const Eigen::Index block = 128 / static_cast<Eigen::Index>(sizeof(S));
   for (const bool ta : {false, true}) {
     for (const bool tb : {false, true}) {
-      for (const Eigen::Index inner : {1, 63, 64, 65, 200, 784}) {
+      for (const Eigen::Index inner : {1, 63, 64, 65, 128, 129, 200, 784}) {
         for (const Eigen::Index cols : {block, block + 1, 3 * block - 5, Eigen::Index{500}}) {
           for (const double density : {0.0, 0.05, 0.31, 0.7, 1.0}) {
             const Mat<S> a = ta ? random_binary<S>(inner, 23, density, rng) : random_binary<S>(23, inner, density, rng);
@@ -297,7 +297,8 @@ TEST(Gemm, BinarySumsSameBitsForAnyThreadCount) {
 #endif
 }
 
-// Other values in a, or b narrower than one column block: the GEMM itself, bit for bit.
+// Other values in a, c narrower than one column block, or fewer than 64 entries to sum: the GEMM itself, bit
+// for bit.
 TEST(Gemm, BinarySumWithOtherValuesOrNarrowIsTheGemm) {
   Rng rng(23);
   Mat<double> a = random_binary<double>(9, 100, 0.4, rng);
@@ -312,6 +313,11 @@ TEST(Gemm, BinarySumWithOtherValuesOrNarrowIsTheGemm) {
   multiply_binary<float>(binary, Transpose::kYes, narrow, Transpose::kNo, out_t);
   gemm<float>(binary, Transpose::kYes, narrow, Transpose::kNo, reference_t);
   EXPECT_EQ(out_t, reference_t);
+  const Mat<double> few = random_binary<double>(50, 9, 0.3, rng), wide = random_matrix<double>(9, 64, rng);
+  Mat<double> out_few(50, 64), reference_few(50, 64);
+  multiply_binary<double>(few, Transpose::kNo, wide, Transpose::kNo, out_few);
+  gemm<double>(few, Transpose::kNo, wide, Transpose::kNo, reference_few);
+  EXPECT_EQ(out_few, reference_few);
 }
 
 // Rows near half ones would add up more entries than the GEMM multiplies at the same cost: the GEMM's bits.

@@ -7,6 +7,8 @@
 // model with the same instruction set.
 #pragma once
 
+#include <type_traits>
+
 #include "zeta/base/numerics.hpp"
 
 namespace zeta {
@@ -55,14 +57,16 @@ void multiply_transposed_binary(ConstMatrixRef<S> a, ConstMatrixRef<S> b, Matrix
 // spend its multiply-adds on zeros: when it does, each row of c is the sum of the rows of op(b) that its row of op(a)
 // selects (for a row with more ones than zeros, op(b)'s column sums less the rows it leaves out). The additions run
 // in an order fixed by the bits, so the result is the same for every thread count, BLAS and vector width; it rounds
-// differently from gemm's. gemm instead for other values, c narrower than 128 bytes, no one-instruction bit count,
-// or, for a·op(b), rows so near half ones that more than 38% of the entries would be added up (the break-even).
+// differently from gemm's. gemm instead for double (slower there), other values, c narrower than 32 columns, an
+// inner dimension below 64, no one-instruction bit count, or, for a·op(b), rows so near half ones that more than
+// 38% of the entries would be added up (the break-even).
 template <class S>
 void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c);
 
 // α·op(a)·op(b) as a new matrix, by multiply_binary (a that may hold only 0 and 1).
 template <class S>
 Mat<S> binary_product(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, S alpha = S(1)) {
+  if constexpr (!std::is_same_v<S, float>) return product<S>(a, op_a, b, op_b, alpha);  // the GEMM, α inside it
   Mat<S> c(op_a == Transpose::kYes ? a.cols() : a.rows(), op_b == Transpose::kYes ? b.rows() : b.cols());
   multiply_binary<S>(a, op_a, b, op_b, c);
   if (alpha != S(1)) c *= alpha;
