@@ -210,8 +210,7 @@ void sum_selected_rows(const std::uint64_t* bits, Eigen::Index words, std::uint6
 // c ← (rows selected by bits)·op(b): row r of c from the n_entries-bit packed row r of `bits`. Column blocks of
 // op(b) are the outer loop, each copied to contiguous rows of kWidth entries first (a few pages, where b's own rows
 // are thousands of bytes apart: the copy costs less than the cache and TLB misses of the scattered reads it saves,
-// and it is where bᵀ gets transposed); the last block ends at the last column, overlapping the one before it, which
-// it recomputes to the same bits.
+// and it is where bᵀ gets transposed); the last block ends at the last column, overlapping the one before it.
 // Returns false, leaving c alone, when more than max_fraction of the entries would be added up (rows near half
 // ones): the GEMM is then faster.
 template <class S>
@@ -234,31 +233,33 @@ bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries
   if (static_cast<double>(added) > max_fraction * static_cast<double>(rows * n_entries)) return false;
   const Eigen::Index work = rows * cols * std::max<Eigen::Index>(1, n_entries / 4);
   const int threads = work >= (Eigen::Index{1} << 22) ? std::max(1, Eigen::nbThreads()) : 1;
-  const Eigen::Index per_thread = (rows + threads - 1) / threads;
+  const Eigen::Index chunks = (cols + kWidth - 1) / kWidth;
   const std::uint64_t* all_bits = bits.data();
-  // A row's sums do not depend on which thread computes it: the same bits for any thread count.
+  // Threads take whole column blocks (each copies only its own); an entry's sum does not depend on which thread
+  // computes it: the same bits for any thread count.
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
-  for (int t = 0; t < threads; ++t) {
-    const Eigen::Index first = t * per_thread, last = std::min(rows, first + per_thread);
+  for (Eigen::Index chunk = 0; chunk < chunks; ++chunk) {
     thread_local std::vector<S> block;
     block.resize(static_cast<std::size_t>(n_entries * kWidth));
-    S sums[kWidth];
-    for (Eigen::Index j0 = 0; j0 < cols && first < last; j0 += kWidth) {
-      const Eigen::Index start = std::min(j0, cols - kWidth);
-      if (transposed_b) {
-        Eigen::Map<Mat<S>>(block.data(), n_entries, kWidth) = b.middleRows(start, kWidth).transpose();
-      } else {
-        for (Eigen::Index i = 0; i < n_entries; ++i)
-          std::memcpy(block.data() + i * kWidth, b.row(i).data() + start, kWidth * sizeof(S));
-      }
-      if (any_complement) {  // the block's column sums, row after row: the same order for either form of b
-        std::fill(sums, sums + kWidth, S(0));
-        for (Eigen::Index i = 0; i < n_entries; ++i)
-          for (int j = 0; j < kWidth; ++j) sums[j] += block[static_cast<std::size_t>(i * kWidth + j)];
-      }
-      for (Eigen::Index r = first; r < last; ++r)
-        sum_selected_rows<S, kWidth>(all_bits + r * words, words, last_mask, complement[static_cast<std::size_t>(r)],
-                                     block.data(), kWidth, sums, c.row(r).data() + start);
+    S sums[kWidth], tail[kWidth];
+    // The last block ends at the last column; its columns before j0 belong to the block before it.
+    const Eigen::Index j0 = chunk * kWidth, start = std::min(j0, cols - kWidth), skip = j0 - start;
+    if (transposed_b) {
+      Eigen::Map<Mat<S>>(block.data(), n_entries, kWidth) = b.middleRows(start, kWidth).transpose();
+    } else {
+      for (Eigen::Index i = 0; i < n_entries; ++i)
+        std::memcpy(block.data() + i * kWidth, b.row(i).data() + start, kWidth * sizeof(S));
+    }
+    if (any_complement) {  // the block's column sums, row after row: the same order for either form of b
+      std::fill(sums, sums + kWidth, S(0));
+      for (Eigen::Index i = 0; i < n_entries; ++i)
+        for (int j = 0; j < kWidth; ++j) sums[j] += block[static_cast<std::size_t>(i * kWidth + j)];
+    }
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      S* out = skip == 0 ? c.row(r).data() + start : tail;
+      sum_selected_rows<S, kWidth>(all_bits + r * words, words, last_mask, complement[static_cast<std::size_t>(r)],
+                                   block.data(), kWidth, sums, out);
+      if (skip != 0) std::copy(tail + skip, tail + kWidth, c.row(r).data() + j0);
     }
   }
   return true;
