@@ -231,8 +231,10 @@ bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries
     added += std::min(ones, n_entries - ones);
   }
   if (static_cast<double>(added) > max_fraction * static_cast<double>(rows * n_entries)) return false;
-  const Eigen::Index work = rows * cols * std::max<Eigen::Index>(1, n_entries / 4);
-  const int threads = work >= (Eigen::Index{1} << 22) ? std::max(1, Eigen::nbThreads()) : 1;
+  // In double: Eigen::Index is 32 bits in the WebAssembly module.
+  const double work = static_cast<double>(rows) * static_cast<double>(cols) *
+                      std::max(1.0, static_cast<double>(n_entries) / 4.0);
+  [[maybe_unused]] const int threads = work >= 4194304.0 ? std::max(1, Eigen::nbThreads()) : 1;  // OpenMP only
   const Eigen::Index chunks = (cols + kWidth - 1) / kWidth;
   const std::uint64_t* all_bits = bits.data();
   // Threads take whole column blocks (each copies only its own); an entry's sum does not depend on which thread
@@ -304,11 +306,9 @@ void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, T
           "multiply_binary: the operands' shapes do not match");
   constexpr Eigen::Index kWidth = 128 / static_cast<Eigen::Index>(sizeof(S));
   thread_local std::vector<std::uint64_t> a_bits, column_bits;
-  // Products narrower than one block of columns or summing fewer than one word of entries (where a row's setup
-  // costs more than its few multiply-adds: 1.4x slower than the GEMM at 9 x 30 in double), and empty ones, stay
-  // with gemm.
-  // Float only: in double the sums ran 1.3x faster than the GEMM at a tenth ones but 2.5x slower at a third
-  // (784 x 500 products, one thread), half the values per vector add against a GEMM that keeps its rate.
+  // The GEMM instead: in double (there the sums ran 1.3x faster than the GEMM at a tenth ones but 2.5x slower at
+  // a third, 784 x 500, one thread), for products narrower than one block of columns, for fewer than one word of
+  // entries to sum (a row's setup costs more than its few multiply-adds), and for empty ones.
   const bool summable = std::is_same_v<S, float> && counts_bits() && c.cols() >= kWidth && inner >= 64 && c.rows() > 0;
   if (!summable || !pack_bits(a, (a.cols() + 63) / 64, a_bits)) {
     gemm<S>(a, op_a, b, op_b, c, S(1), S(0));
