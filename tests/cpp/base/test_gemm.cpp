@@ -297,37 +297,30 @@ TEST(Gemm, BinarySumsSameBitsForAnyThreadCount) {
 #endif
 }
 
-// Other values in a, c narrower than one column block, or fewer than 64 entries to sum: the GEMM itself, bit
-// for bit.
-TEST(Gemm, BinarySumWithOtherValuesOrNarrowIsTheGemm) {
-  Rng rng(23);
-  Mat<double> a = random_binary<double>(9, 100, 0.4, rng);
-  a(4, 99) = 0.25;
-  const Mat<double> b = random_matrix<double>(100, 40, rng);
-  Mat<double> out(9, 40), reference(9, 40);
-  multiply_binary<double>(a, Transpose::kNo, b, Transpose::kNo, out);
-  gemm<double>(a, Transpose::kNo, b, Transpose::kNo, reference);
-  EXPECT_EQ(out, reference);
-  const Mat<float> binary = random_binary<float>(30, 9, 0.5, rng), narrow = random_matrix<float>(30, 31, rng);
-  Mat<float> out_t(9, 31), reference_t(9, 31);
-  multiply_binary<float>(binary, Transpose::kYes, narrow, Transpose::kNo, out_t);
-  gemm<float>(binary, Transpose::kYes, narrow, Transpose::kNo, reference_t);
-  EXPECT_EQ(out_t, reference_t);
-  const Mat<double> few = random_binary<double>(50, 9, 0.3, rng), wide = random_matrix<double>(9, 64, rng);
-  Mat<double> out_few(50, 64), reference_few(50, 64);
-  multiply_binary<double>(few, Transpose::kNo, wide, Transpose::kNo, out_few);
-  gemm<double>(few, Transpose::kNo, wide, Transpose::kNo, reference_few);
-  EXPECT_EQ(out_few, reference_few);
+// multiply_binary(a, op_a, b) against gemm on the same operands: the same bits where it hands over to the GEMM.
+template <class S>
+void expect_gemm_bits(const Mat<S>& a, Transpose op_a, const Mat<S>& b, const std::string& what) {
+  Mat<S> out(op_a == Transpose::kYes ? a.cols() : a.rows(), b.cols()), reference(out.rows(), out.cols());
+  multiply_binary<S>(a, op_a, b, Transpose::kNo, out);
+  gemm<S>(a, op_a, b, Transpose::kNo, reference);
+  EXPECT_EQ(out, reference) << what;
 }
 
-// Rows near half ones would add up more entries than the GEMM multiplies at the same cost: the GEMM's bits.
-TEST(Gemm, BinarySumOfHalfOnesRowsIsTheGemm) {
-  Rng rng(24);
-  const Mat<float> a = random_binary<float>(100, 784, 0.5, rng), b = random_matrix<float>(784, 64, rng);
-  Mat<float> out(100, 64), reference(100, 64);
-  multiply_binary<float>(a, Transpose::kNo, b, Transpose::kNo, out);
-  gemm<float>(a, Transpose::kNo, b, Transpose::kNo, reference);
-  EXPECT_EQ(out, reference);
+// The GEMM itself, bit for bit: other values in a, c narrower than one column block, fewer than 64 entries to sum,
+// rows near half ones (more entries to add up than the GEMM multiplies at the same cost), and double.
+TEST(Gemm, BinarySumHandsOverToTheGemm) {
+  Rng rng(23);
+  Mat<float> other = random_binary<float>(9, 100, 0.1, rng);
+  other(4, 99) = 0.25f;
+  expect_gemm_bits<float>(other, Transpose::kNo, random_matrix<float>(100, 40, rng), "other values");
+  expect_gemm_bits<float>(random_binary<float>(100, 90, 0.1, rng), Transpose::kYes, random_matrix<float>(100, 31, rng),
+                          "narrow");
+  expect_gemm_bits<float>(random_binary<float>(50, 9, 0.1, rng), Transpose::kNo, random_matrix<float>(9, 64, rng),
+                          "few entries");
+  expect_gemm_bits<float>(random_binary<float>(100, 784, 0.5, rng), Transpose::kNo, random_matrix<float>(784, 64, rng),
+                          "half ones");
+  expect_gemm_bits<double>(random_binary<double>(100, 784, 0.1, rng), Transpose::kNo,
+                           random_matrix<double>(784, 64, rng), "double");
 }
 
 TEST(Gemm, BinarySumShapesMustMatch) {
