@@ -298,7 +298,8 @@ void multiply_transposed_binary(ConstMatrixRef<S> a, ConstMatrixRef<S> b, Matrix
 bool binary_products_counted() { return counts_bits(); }
 
 template <class S>
-void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c) {
+void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c,
+                     S alpha) {
   const bool ta = op_a == Transpose::kYes, tb = op_b == Transpose::kYes;
   const Eigen::Index inner = ta ? a.rows() : a.cols();
   require(inner == (tb ? b.cols() : b.rows()) && c.rows() == (ta ? a.cols() : a.rows()) &&
@@ -311,7 +312,7 @@ void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, T
   // entries to sum (a row's setup costs more than its few multiply-adds), and for empty ones.
   const bool summable = std::is_same_v<S, float> && counts_bits() && c.cols() >= kWidth && inner >= 64 && c.rows() > 0;
   if (!summable || !pack_bits(a, (a.cols() + 63) / 64, a_bits)) {
-    gemm<S>(a, op_a, b, op_b, c, S(1), S(0));
+    gemm<S>(a, op_a, b, op_b, c, alpha, S(0));
     return;
   }
   // Break-even fractions of entries added up, against OpenBLAS and BLIS on the update's shapes
@@ -326,7 +327,11 @@ void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, T
   } else {
     summed = sum_selected<S>(a_bits, inner, b, tb, kMaxFractionRows, c);
   }
-  if (!summed) gemm<S>(a, op_a, b, op_b, c, S(1), S(0));
+  if (!summed) {
+    gemm<S>(a, op_a, b, op_b, c, alpha, S(0));
+  } else if (alpha != S(1)) {
+    c *= alpha;
+  }
 }
 
 template <class S>
@@ -371,8 +376,8 @@ template void gemm<double>(ConstMatrixRef<double>, Transpose, ConstMatrixRef<dou
 template void multiply_transposed_binary<float>(ConstMatrixRef<float>, ConstMatrixRef<float>, MatrixRef<float>);
 template void multiply_transposed_binary<double>(ConstMatrixRef<double>, ConstMatrixRef<double>, MatrixRef<double>);
 template void multiply_binary<float>(ConstMatrixRef<float>, Transpose, ConstMatrixRef<float>, Transpose,
-                                     MatrixRef<float>);
+                                     MatrixRef<float>, float);
 template void multiply_binary<double>(ConstMatrixRef<double>, Transpose, ConstMatrixRef<double>, Transpose,
-                                      MatrixRef<double>);
+                                      MatrixRef<double>, double);
 
 }  // namespace zeta

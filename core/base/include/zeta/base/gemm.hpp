@@ -7,8 +7,6 @@
 // model with the same instruction set.
 #pragma once
 
-#include <type_traits>
-
 #include "zeta/base/numerics.hpp"
 
 namespace zeta {
@@ -53,7 +51,7 @@ Mat<S> product(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpo
 template <class S>
 void multiply_transposed_binary(ConstMatrixRef<S> a, ConstMatrixRef<S> b, MatrixRef<S> c);
 
-// c ← op(a)·op(b) for a that may hold only 0 and 1 (binary data, Gibbs chains, hidden states), where a GEMM would
+// c ← α·op(a)·op(b) for a that may hold only 0 and 1 (binary data, Gibbs chains, hidden states), where a GEMM would
 // spend its multiply-adds on zeros: when it does, each row of c is the sum of the rows of op(b) that its row of op(a)
 // selects (for a row with more ones than zeros, op(b)'s column sums less the rows it leaves out). The additions run
 // in an order fixed by the bits, so the result is the same for every thread count, BLAS and vector width; it rounds
@@ -61,15 +59,14 @@ void multiply_transposed_binary(ConstMatrixRef<S> a, ConstMatrixRef<S> b, Matrix
 // inner dimension below 64, no one-instruction bit count, or, for a·op(b), rows so near half ones that more than
 // 38% of the entries would be added up (the break-even).
 template <class S>
-void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c);
+void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c,
+                     S alpha = S(1));
 
 // α·op(a)·op(b) as a new matrix, by multiply_binary (a that may hold only 0 and 1).
 template <class S>
 Mat<S> binary_product(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, S alpha = S(1)) {
-  if constexpr (!std::is_same_v<S, float>) return product<S>(a, op_a, b, op_b, alpha);  // the GEMM, α inside it
   Mat<S> c(op_a == Transpose::kYes ? a.cols() : a.rows(), op_b == Transpose::kYes ? b.rows() : b.cols());
-  multiply_binary<S>(a, op_a, b, op_b, c);
-  if (alpha != S(1)) c *= alpha;
+  multiply_binary<S>(a, op_a, b, op_b, c, alpha);
   return c;
 }
 
