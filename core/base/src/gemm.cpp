@@ -173,20 +173,20 @@ std::uint64_t last_word_mask(Eigen::Index n) {
   return in_last == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << in_last) - 1;
 }
 
-// out[0, kWidth) = Σ b(i, ·) over the entries i set in `bits` (or, with `complement`, column_sums less the
-// sum over the entries not set). Two accumulators take alternate entries, so the order of the additions is fixed by
-// the bits alone: the same result whatever the CPU's vector width or the number of threads.
+// out[0, kWidth) += Σ b(i, ·) over the entries i of words [w0, w1) set in `bits` (with `complement`, over those not
+// set, the last word masked to its `last_mask` entries). Two accumulators take alternate entries, so the order of the
+// additions is fixed by the bits alone: the same result whatever the CPU's vector width or the number of threads.
 template <class S, int kWidth>
-void sum_selected_rows(const std::uint64_t* bits, Eigen::Index words, std::uint64_t last_mask, bool complement,
-                       const S* b, Eigen::Index ldb, const S* column_sums, S* out) {
+void add_selected_rows(const std::uint64_t* bits, Eigen::Index w0, Eigen::Index w1, Eigen::Index words,
+                       std::uint64_t last_mask, bool complement, const S* b, S* out) {
   S even[kWidth] = {}, odd[kWidth] = {};
   const S* pending = nullptr;
-  for (Eigen::Index w = 0; w < words; ++w) {
+  for (Eigen::Index w = w0; w < w1; ++w) {
     std::uint64_t x = bits[w];
     if (complement) x = ~x & (w + 1 == words ? last_mask : ~std::uint64_t{0});
-    const S* base = b + w * 64 * ldb;
+    const S* base = b + w * 64 * kWidth;
     for (; x != 0; x &= x - 1) {
-      const S* row = base + static_cast<Eigen::Index>(__builtin_ctzll(x)) * ldb;
+      const S* row = base + static_cast<Eigen::Index>(__builtin_ctzll(x)) * kWidth;
       if (pending == nullptr) {
         pending = row;
         continue;
@@ -200,24 +200,25 @@ void sum_selected_rows(const std::uint64_t* bits, Eigen::Index words, std::uint6
   }
   if (pending != nullptr)
     for (int j = 0; j < kWidth; ++j) even[j] += pending[j];
-  if (complement) {
-    for (int j = 0; j < kWidth; ++j) out[j] = column_sums[j] - (even[j] + odd[j]);
-  } else {
-    for (int j = 0; j < kWidth; ++j) out[j] = even[j] + odd[j];
-  }
+  for (int j = 0; j < kWidth; ++j) out[j] += even[j] + odd[j];
 }
 
 // c ← (rows selected by bits)·op(b): row r of c from the n_entries-bit packed row r of `bits`. Column blocks of
 // op(b) are the outer loop, each copied to contiguous rows of kWidth entries first (a few pages, where b's own rows
 // are thousands of bytes apart: the copy costs less than the cache and TLB misses of the scattered reads it saves,
 // and it is where bᵀ gets transposed); the last block ends at the last column, overlapping the one before it.
+// Every row then adds up its entries of the block in passes of a few words of entries, so the rows a pass reads
+// stay in the L1 cache while all rows take their turn (X·W at 784 x 500: 1.3x the rate of one pass). The passes
+// depend on the shape alone, so the order of the additions still does not depend on the machine.
 // Returns false, leaving c alone, when more than max_fraction of the entries would be added up (rows near half
 // ones): the GEMM is then faster.
 template <class S>
 bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries, const ConstMatrixRef<S>& b,
                   bool transposed_b, double max_fraction, MatrixRef<S>& c) {
   constexpr int kWidth = 128 / static_cast<int>(sizeof(S));  // two cache lines per selected row
+  constexpr Eigen::Index kPassBytes = 32 * 1024;  // of the block per pass: the L1 data cache of current x86 cores
   const Eigen::Index words = (n_entries + 63) / 64, rows = c.rows(), cols = c.cols();
+  const Eigen::Index pass_words = std::max<Eigen::Index>(1, kPassBytes / (64 * kWidth * sizeof(S)));
   const std::uint64_t last_mask = last_word_mask(n_entries);
   std::vector<unsigned char> complement(static_cast<std::size_t>(rows));
   bool any_complement = false;
@@ -241,9 +242,10 @@ bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries
   // computes it: the same bits for any thread count.
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (Eigen::Index chunk = 0; chunk < chunks; ++chunk) {
-    thread_local std::vector<S> block;
+    thread_local std::vector<S> block, partial;
     block.resize(static_cast<std::size_t>(n_entries * kWidth));
-    S sums[kWidth], tail[kWidth];
+    partial.assign(static_cast<std::size_t>(rows * kWidth), S(0));
+    S sums[kWidth];
     // The last block ends at the last column; its columns before j0 belong to the block before it.
     const Eigen::Index j0 = chunk * kWidth, start = std::min(j0, cols - kWidth), skip = j0 - start;
     if (transposed_b) {
@@ -257,11 +259,21 @@ bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries
       for (Eigen::Index i = 0; i < n_entries; ++i)
         for (int j = 0; j < kWidth; ++j) sums[j] += block[static_cast<std::size_t>(i * kWidth + j)];
     }
+    for (Eigen::Index w0 = 0; w0 < words; w0 += pass_words) {
+      const Eigen::Index w1 = std::min(words, w0 + pass_words);
+      for (Eigen::Index r = 0; r < rows; ++r)
+        add_selected_rows<S, kWidth>(all_bits + r * words, w0, w1, words, last_mask,
+                                     complement[static_cast<std::size_t>(r)], block.data(),
+                                     partial.data() + r * kWidth);
+    }
     for (Eigen::Index r = 0; r < rows; ++r) {
-      S* out = skip == 0 ? c.row(r).data() + start : tail;
-      sum_selected_rows<S, kWidth>(all_bits + r * words, words, last_mask, complement[static_cast<std::size_t>(r)],
-                                   block.data(), kWidth, sums, out);
-      if (skip != 0) std::copy(tail + skip, tail + kWidth, c.row(r).data() + j0);
+      const S* sum = partial.data() + r * kWidth;
+      S* out = c.row(r).data() + j0;
+      if (complement[static_cast<std::size_t>(r)]) {
+        for (Eigen::Index j = skip; j < kWidth; ++j) out[j - skip] = sums[j] - sum[j];
+      } else {
+        std::copy(sum + skip, sum + kWidth, out);
+      }
     }
   }
   return true;
