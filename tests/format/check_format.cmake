@@ -2,7 +2,7 @@
 # Fails when clang-format would change any C or C++ source of the directories below, naming the files; with FIX=ON
 # formats those sources in place instead (the build target `format`).
 # Only these source directories are searched: build trees may sit inside the checkout and hold generated C.
-set(source_dirs bench bindings capi cli core tests wasm)
+set(source_dirs bench bindings capi cli cmake core tests wasm)
 set(globs "")
 foreach(dir ${source_dirs})
   foreach(ext c h cpp hpp)

@@ -1,6 +1,7 @@
 // The one place the core's large dense matrix products run: C ← α·op(A)·op(B) + β·C on row-major float or double
-// blocks, by the BLAS chosen when zeta was built (cmake/ZetaBlas.cmake: OpenBLAS by default where installed, BLIS,
-// or Eigen, which the WebAssembly module always uses). Products use OpenMP's thread count, as Eigen's do.
+// blocks, by the backend chosen when zeta was built (cmake/ZetaBlas.cmake: by default the fastest on the build
+// machine of Eigen, OpenBLAS and BLIS; the WebAssembly module always uses Eigen). Products use OpenMP's thread
+// count, as Eigen's do.
 //
 // Same seed, same bits for a given machine, backend and thread count: a BLAS picks its kernels and blocking from the
 // CPU it runs on, so unlike Eigen's pinned blocking (numerics.hpp) its sums may round differently on another CPU
