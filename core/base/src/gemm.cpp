@@ -1,5 +1,6 @@
 #include "zeta/base/gemm.hpp"
 
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -25,12 +26,11 @@ namespace {
 template <class S, class A, class B>
 void eigen_product(const A& a, const B& b, MatrixRef<S>& c, S alpha, S beta) {
   if (beta == S(0)) {
-    if (alpha == S(1)) {
-      c.noalias() = a * b;
-    } else {
-      c.noalias() = alpha * (a * b);
-    }
-    return;
+    // Eigen's `c = a·b` clears c on the calling thread before its threads add the product in; cleared here by
+    // row blocks shared among the threads, the same sums follow (1000 x 784 floats: 3 MB of serial stores saved).
+    for_row_blocks(c.rows(), c.cols(),
+                   [&](Eigen::Index first, Eigen::Index count) { c.middleRows(first, count).setZero(); });
+    beta = S(1);
   }
   if (beta != S(1)) c *= beta;
   if (alpha == S(1)) {
@@ -123,30 +123,33 @@ ZETA_POPCNT_TARGET void count_shared_ones(const std::uint64_t* a, Eigen::Index f
 template <class S>
 bool pack_bits(const ConstMatrixRef<S>& x, Eigen::Index words, std::vector<std::uint64_t>& out) {
   const Eigen::Index cols = x.cols();
-  out.assign(static_cast<std::size_t>(x.rows() * words), 0);
-  bool other = false;
-  for (Eigen::Index r = 0; r < x.rows(); ++r) {
-    const S* row = x.row(r).data();
-    for (Eigen::Index w = 0; w < words; ++w) {
-      unsigned char bytes[64] = {};
-      const Eigen::Index first = w * 64, n = std::min<Eigen::Index>(64, cols - first);
-      unsigned char not_binary = 0;
-      for (Eigen::Index j = 0; j < n; ++j) {
-        const S v = row[first + j];
-        bytes[j] = v == S(1);
-        not_binary |= static_cast<unsigned char>((v != S(0)) & (v != S(1)));
+  out.resize(static_cast<std::size_t>(x.rows() * words));  // every word is written below
+  std::uint64_t* packed = out.data();
+  std::atomic<bool> other{false};
+  for_row_blocks(x.rows(), cols, [&](Eigen::Index first_row, Eigen::Index count) {
+    unsigned char not_binary = 0;
+    for (Eigen::Index r = first_row; r < first_row + count; ++r) {
+      const S* row = x.row(r).data();
+      for (Eigen::Index w = 0; w < words; ++w) {
+        unsigned char bytes[64] = {};
+        const Eigen::Index first = w * 64, n = std::min<Eigen::Index>(64, cols - first);
+        for (Eigen::Index j = 0; j < n; ++j) {
+          const S v = row[first + j];
+          bytes[j] = v == S(1);
+          not_binary |= static_cast<unsigned char>((v != S(0)) & (v != S(1)));
+        }
+        std::uint64_t word = 0;
+        for (int k = 0; k < 8; ++k) {
+          std::uint64_t eight;
+          std::memcpy(&eight, bytes + 8 * k, sizeof eight);
+          word |= ((eight * 0x0102040810204080ULL) >> 56) << (8 * k);
+        }
+        packed[r * words + w] = word;
       }
-      other |= not_binary != 0;
-      std::uint64_t word = 0;
-      for (int k = 0; k < 8; ++k) {
-        std::uint64_t eight;
-        std::memcpy(&eight, bytes + 8 * k, sizeof eight);
-        word |= ((eight * 0x0102040810204080ULL) >> 56) << (8 * k);
-      }
-      out[static_cast<std::size_t>(r * words + w)] = word;
     }
-  }
-  return !other;
+    if (not_binary != 0) other.store(true, std::memory_order_relaxed);
+  });
+  return !other.load(std::memory_order_relaxed);
 }
 
 // The columns of rows packed by pack_bits, packed the same way: word w of column i holds rows [64w, 64w + 64) of it.

@@ -180,10 +180,20 @@ void TemperedSampler<S>::swap_round(int first_pair, Rng& rng) {
       const bool accept = log_ratio >= 0.0 || rng.uniform() < std::exp(log_ratio);
       exchanged[static_cast<std::size_t>(n)] = accept;
       if (accept) {
-        v_.row(r1).swap(v_.row(r2));
-        a_.row(r1).swap(a_.row(r2));
         ladder_.exchange(r1, r2);
         ++accepted_here;
+      }
+    }
+    // The exchanges move whole rows (3 to 10 KB a pair of chains at 784 x 500): shared among the threads once
+    // the draws above have decided them.
+    // `exchanged` is thread_local: the other threads get its address, not its name.
+    const char* swapped = exchanged.data();
+    const bool parallel = accepted_here * (v_.cols() + a_.cols()) >= (Eigen::Index{1} << 15);
+#pragma omp parallel for schedule(static) if (parallel)
+    for (Eigen::Index n = 0; n < chains_; ++n) {
+      if (swapped[n]) {
+        v_.row(lower + n).swap(v_.row(upper + n));
+        a_.row(lower + n).swap(a_.row(upper + n));
       }
     }
     cache_.follow_swap_tests(stack, i, lq_i_x2, lq_j_x1, exchanged);

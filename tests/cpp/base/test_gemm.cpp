@@ -281,17 +281,26 @@ TEST(Gemm, BinarySumsSameBitsForAnyThreadCount) {
   Rng rng(22);
   const Mat<float> a = random_binary<float>(200, 784, 0.31, rng), b = random_matrix<float>(784, 500, rng);
   const Mat<float> stats = random_matrix<float>(200, 500, rng);
-  Mat<float> forward[2], gradient[2];
+  // One entry that is not 0 or 1, in the last row (the second thread's share of the packing): the GEMM instead.
+  Mat<float> not_binary = a;
+  not_binary(199, 783) = 0.5f;
+  Mat<float> forward[2], gradient[2], handed_over[2];
   for (int t = 0; t < 2; ++t) {
     omp_set_num_threads(t + 1);
     forward[t].resize(200, 500);
     gradient[t].resize(784, 500);
+    handed_over[t].resize(200, 500);
     multiply_binary<float>(a, Transpose::kNo, b, Transpose::kNo, forward[t]);
     multiply_binary<float>(a, Transpose::kYes, stats, Transpose::kNo, gradient[t]);
+    multiply_binary<float>(not_binary, Transpose::kNo, b, Transpose::kNo, handed_over[t]);
   }
+  omp_set_num_threads(2);
+  Mat<float> reference(200, 500);
+  gemm<float>(not_binary, Transpose::kNo, b, Transpose::kNo, reference);
   omp_set_num_threads(saved);
   EXPECT_EQ(forward[0], forward[1]);
   EXPECT_EQ(gradient[0], gradient[1]);
+  EXPECT_EQ(handed_over[1], reference);
 #else
   GTEST_SKIP() << "built without OpenMP";
 #endif

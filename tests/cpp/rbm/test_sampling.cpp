@@ -6,6 +6,10 @@
 #include <cmath>
 #include <type_traits>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "rbm_test_util.hpp"
 #include "zeta/base/error.hpp"
 #include "zeta/rbm/bridge_cache.hpp"
@@ -387,6 +391,39 @@ TEST(Sampling, SameSeedSameChains) {
     return MatrixF(sampler.chains());
   };
   EXPECT_EQ(run(), run());
+}
+
+// At a size where the exchanges of a swap round are shared among the threads (over 32,768 entries of rows to
+// move), two threads give the chains of one. The weights are multiples of 1/256, so every product is exact and
+// nothing else in a sweep depends on the thread count.
+TEST(Sampling, SwapsSharedAmongThreadsMoveTheSameRows) {
+#ifdef _OPENMP
+  constexpr int kVisible = 256, kHidden = 256;
+  Rbm rbm = random_rbm(kVisible, kHidden, 71, 0.02, 0.1);
+  rbm.W = (rbm.W * 256.0).array().round().matrix() / 256.0;
+  const int saved = omp_get_max_threads();
+  auto run = [&](int threads) {
+    omp_set_num_threads(threads);
+    TemperingConfig config;
+    config.betas = linear_ladder(6);
+    config.chains_per_temperature = 200;
+    TemperedSampler<double> sampler(kVisible, kHidden, config);
+    ParamMirror<double> params;
+    params.sync(rbm);
+    Rng rng(72);
+    sampler.init_chains(VectorD::Constant(kVisible, 0.5), rng);
+    for (int i = 0; i < 5; ++i) sampler.sweep(params, 1, rng);
+    return std::make_pair(MatrixD(sampler.chains()), sampler.swap_rates());
+  };
+  const auto one = run(1), two = run(2);
+  omp_set_num_threads(saved);
+  // 200 chains a pair: above 64 exchanges (a rate of 0.32) the rows moved exceed 32,768 entries.
+  for (const double rate : one.second) EXPECT_GT(rate, 0.5);
+  EXPECT_EQ(one.first, two.first);
+  EXPECT_EQ(one.second, two.second);
+#else
+  GTEST_SKIP() << "built without OpenMP";
+#endif
 }
 
 TEST(Sampling, AdaptiveLadderStaysValidAndImprovesRoundTrips) {
