@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "zeta/base/error.hpp"
+#include "zeta/base/gemm.hpp"
 
 namespace zeta::cli {
 
@@ -12,6 +13,12 @@ CommandLine::CommandLine()
   app_.require_subcommand(1);
   app_.add_flag("-q,--quiet", global_.quiet, "no progress display");
   app_.fallthrough();  // global flags may follow the subcommand
+  // What a seed's numbers depend on besides the thread count: the version, the products' backend (chosen when
+  // zeta was built, cmake/ZetaBlas.cmake) and the instruction set.
+  app_.set_version_flag("--version", [] {
+    return std::string("zeta ") + ZETA_CLI_VERSION + "\nproducts: " + zeta::gemm_backend() +
+           "\nSIMD: " + Eigen::SimdInstructionSetsInUse();
+  });
 }
 
 CLI::App* CommandLine::add_command(const std::string& name, const std::string& description, Action action) {
