@@ -184,7 +184,7 @@ void TemperedSampler<S>::swap_round(int first_pair, Rng& rng) {
         ++accepted_here;
       }
     }
-    // The exchanges move whole rows (3 to 10 KB a pair of chains at 784 x 500): shared among the threads once
+    // The exchanges move whole rows (10 KB a pair of float chains at 784 x 500): shared among the threads once
     // the draws above have decided them.
     // `exchanged` is thread_local: the other threads get its address, not its name.
     const char* swapped = exchanged.data();
