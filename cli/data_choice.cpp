@@ -1,5 +1,7 @@
 #include "data_choice.hpp"
 
+#include <utility>
+
 #include "zeta/base/error.hpp"
 
 namespace zeta::cli {
@@ -12,8 +14,8 @@ DataChoice load_data(const std::string& spec, std::int64_t limit) {
   } else if (spec == "fashion") {
     d.train = read_fashion_mnist("train", kFashionMnistDir, limit);
     d.test = read_fashion_mnist("t10k", kFashionMnistDir, limit);
-    d.train.x = binarize_threshold(d.train.x);
-    d.test.x = binarize_threshold(d.test.x);
+    d.train.x = binarize_threshold(std::move(d.train.x));
+    d.test.x = binarize_threshold(std::move(d.test.x));
   } else if (spec.rfind("bas:", 0) == 0) {
     const int n = std::stoi(spec.substr(4));
     require(n >= 2 && n <= 6, "bas:N needs N in 2..6");
@@ -22,7 +24,7 @@ DataChoice load_data(const std::string& spec, std::int64_t limit) {
     d.test = d.train;
   } else {
     d.train = read_idx(spec, "", limit);
-    d.train.x = binarize_threshold(d.train.x);
+    d.train.x = binarize_threshold(std::move(d.train.x));
     d.test = d.train;
   }
   if (limit > 0 && d.train.x.rows() > limit) d.train = slice_rows(d.train, 0, limit);

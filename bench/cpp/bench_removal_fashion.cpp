@@ -45,6 +45,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "removal_common.hpp"
@@ -69,8 +70,8 @@ void load_data(const Args& a, zeta::Dataset& train, zeta::Dataset& test) {
   if (data_name == "fashion") {
     train = zeta::read_fashion_mnist("train");
     test = zeta::read_fashion_mnist("t10k");
-    train.x = zeta::binarize_threshold(train.x);
-    test.x = zeta::binarize_threshold(test.x);
+    train.x = zeta::binarize_threshold(std::move(train.x));
+    test.x = zeta::binarize_threshold(std::move(test.x));
   } else if (data_name == "default") {
     train = zeta::default_train();
     test = zeta::default_test();

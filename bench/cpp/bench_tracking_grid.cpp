@@ -34,6 +34,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -143,7 +144,7 @@ MatrixD load_data(const Options& o) {
   if (rows.empty()) throw std::runtime_error("no rows of the given --classes");
   MatrixD x(static_cast<Eigen::Index>(rows.size()), d.x.cols());
   for (std::size_t i = 0; i < rows.size(); ++i) x.row(static_cast<Eigen::Index>(i)) = d.x.row(rows[i]);
-  return zeta::binarize_threshold(x);
+  return zeta::binarize_threshold(std::move(x));
 }
 
 // ESS/N of importance weights given by their logs.

@@ -4,11 +4,17 @@
 #include <zlib.h>
 #endif
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <memory>
 
 #include "zeta/base/error.hpp"
+
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+#include <sys/mman.h>
+#endif
 
 namespace zeta {
 namespace embedded {
@@ -17,6 +23,31 @@ extern const std::size_t default_data_size;
 }  // namespace embedded
 
 namespace {
+
+#ifdef ZETA_HAVE_ZLIB
+// What read_whole_file will return, as far as the file says cheaply: its size when plain; when gzip, the
+// trailer's ISIZE (size mod 2^32 of the last member) capped by deflate's largest ratio. Reserving it allocates
+// the buffer once: doubling it page-faulted about three times its size (a quarter second for a Fashion-MNIST
+// split on a virtual machine). Only a hint: a wrong value costs a reallocation, never a wrong result.
+std::size_t expected_size(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return 0;
+  const std::streamoff size = in.tellg();
+  if (size < 18) return static_cast<std::size_t>(std::max<std::streamoff>(size, 0));
+  unsigned char head[2] = {0, 0};
+  unsigned char tail[4] = {0, 0, 0, 0};
+  in.seekg(0);
+  in.read(reinterpret_cast<char*>(head), 2);
+  in.seekg(size - 4);
+  in.read(reinterpret_cast<char*>(tail), 4);
+  if (!in) return 0;
+  if (head[0] != 0x1f || head[1] != 0x8b) return static_cast<std::size_t>(size);
+  const std::uint64_t isize = std::uint64_t{tail[0]} | (std::uint64_t{tail[1]} << 8) | (std::uint64_t{tail[2]} << 16) |
+                              (std::uint64_t{tail[3]} << 24);
+  constexpr std::uint64_t kDeflateMaxRatio = 1032;
+  return static_cast<std::size_t>(std::min(isize, static_cast<std::uint64_t>(size) * kDeflateMaxRatio));
+}
+#endif
 
 // gzread reads gzip and plain files alike; builds without zlib (WebAssembly) read plain files only.
 std::vector<unsigned char> read_whole_file(const std::string& path) {
@@ -31,6 +62,7 @@ std::vector<unsigned char> read_whole_file(const std::string& path) {
   std::unique_ptr<gzFile_s, int (*)(gzFile)> file(gzopen(path.c_str(), "rb"), gzclose);
   if (!file) throw Error(ErrorCode::kIo, "cannot open '" + path + "'");
   std::vector<unsigned char> bytes;
+  bytes.reserve(expected_size(path));
   unsigned char chunk[1 << 16];
   for (;;) {
     const int n = gzread(file.get(), chunk, sizeof chunk);
@@ -45,6 +77,25 @@ std::vector<unsigned char> read_whole_file(const std::string& path) {
 std::uint32_t read_be32(const std::vector<unsigned char>& b, std::size_t at) {
   return (std::uint32_t{b[at]} << 24) | (std::uint32_t{b[at + 1]} << 16) | (std::uint32_t{b[at + 2]} << 8) |
          std::uint32_t{b[at + 3]};
+}
+
+// Asks Linux to back the whole 2 MB pages of a buffer by huge pages before its first write. Every 4 KB page of
+// fresh memory page-faults once, and on the virtual machines zeta is measured on that costs about 11 µs a page:
+// 1.1 s for the two Fashion-MNIST splits as doubles, 0.1 s with 2 MB pages (where transparent huge pages are
+// "always" or "madvise"; elsewhere nothing changes). Not for every large buffer: a 10⁵-class softmax's weights on
+// huge pages made its exact update 20% slower here.
+void advise_huge_pages(void* data, std::size_t bytes) {
+#if defined(__linux__) && !defined(__EMSCRIPTEN__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t kHugePage = std::uintptr_t{1} << 21;
+  const auto start = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t begin = (start + kHugePage - 1) & ~(kHugePage - 1);
+  const std::uintptr_t end = (start + bytes) & ~(kHugePage - 1);
+  // A refusal (huge pages off, an old kernel) leaves ordinary pages, all the advice could change.
+  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
 }
 
 }  // namespace
@@ -66,6 +117,7 @@ Dataset read_idx(const std::string& images_path, const std::string& labels_path,
   d.width = static_cast<int>(cols);
   d.height = static_cast<int>(rows);
   d.x.resize(n, pixels);
+  advise_huge_pages(d.x.data(), sizeof(double) * static_cast<std::size_t>(d.x.size()));
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t k = 0; k < pixels; ++k) d.x(i, k) = img[static_cast<std::size_t>(16 + i * pixels + k)] / 255.0;
   if (!labels_path.empty()) {
@@ -86,8 +138,9 @@ Dataset read_fashion_mnist(const std::string& split, const std::string& dir, std
   return read_idx(dir + "/" + split + "-images-idx3-ubyte.gz", dir + "/" + split + "-labels-idx1-ubyte.gz", limit);
 }
 
-MatrixD binarize_threshold(const MatrixD& x, double threshold) {
-  return (x.array() >= threshold).cast<double>().matrix();
+MatrixD binarize_threshold(MatrixD x, double threshold) {
+  x = (x.array() >= threshold).cast<double>().matrix();  // entry by entry, so in place is safe
+  return x;
 }
 
 MatrixD binarize_stochastic(const MatrixD& x, Rng& rng) {
