@@ -1,5 +1,6 @@
 #include "zeta/rbm/model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -40,17 +41,31 @@ void Rbm::init_random(Rng& rng, double weight_sd, double bias_sd) {
 
 double Rbm::energy(const VectorD& v, const VectorD& h) const { return -(v.dot(W * h)) - b.dot(v) - c.dot(h); }
 
-VectorD Rbm::free_energy(const MatrixD& v) const {
-  MatrixD a = product<double>(v, Transpose::kNo, W, Transpose::kNo);
-  a.rowwise() += c.transpose();
-  return -(v * b) - rowwise_softplus_sum(a, 1.0);
+namespace {
+
+// v·b + Σ_j softplus(β (v W + c)_j) per row of v, a block of rows at a time: the whole product of a data set
+// (229 MB at Fashion-MNIST's 60,000 rows and 477 hidden units) was page-faulted in for one pass over it.
+VectorD visible_term_and_softplus_sums(const Rbm& rbm, const MatrixD& v, double visible_beta, double beta) {
+  constexpr Eigen::Index kBlockRows = 1024;
+  VectorD out = visible_beta * (v * rbm.b);
+  MatrixD a;
+  for (Eigen::Index first = 0; first < v.rows(); first += kBlockRows) {
+    const Eigen::Index rows = std::min(kBlockRows, v.rows() - first);
+    a.resize(rows, rbm.n_hidden());
+    multiply<double>(v.middleRows(first, rows), rbm.W, Transpose::kNo, a);
+    a.rowwise() += rbm.c.transpose();
+    out.segment(first, rows) += rowwise_softplus_sum(a, beta);
+  }
+  return out;
 }
 
+}  // namespace
+
+VectorD Rbm::free_energy(const MatrixD& v) const { return -visible_term_and_softplus_sums(*this, v, 1.0, 1.0); }
+
 VectorD Rbm::log_unnormalized(const MatrixD& v, double beta, Tempering mode) const {
-  MatrixD a = product<double>(v, Transpose::kNo, W, Transpose::kNo);
-  a.rowwise() += c.transpose();
   const double visible_beta = mode == Tempering::kInteraction ? 1.0 : beta;
-  return visible_beta * (v * b) + rowwise_softplus_sum(a, beta);
+  return visible_term_and_softplus_sums(*this, v, visible_beta, beta);
 }
 
 double Rbm::log_z_at_beta_zero(Tempering mode) const {
