@@ -2,6 +2,7 @@
 // sampling speed, double for exact enumeration and gradient checks). Private to the DARN family.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -96,12 +97,21 @@ void add_autoregressive(const LayerMirror<S>& l, const Mat<S>& h, Mat<S>& a) {
 // Σ_j [h_j a_j − softplus(a_j)] per row, accumulated in double: log Π_j σ(±a_j) for binary h.
 template <class S>
 VectorD bernoulli_log_prob(const Mat<S>& a, const Mat<S>& h) {
-  // softplus evaluated at the layer's precision first: inside the cast to double it ran entry by entry.
-  const Eigen::Array<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> softplus = softplus_array(a.array());
+  // softplus evaluated at the layer's precision first (inside the cast to double it ran entry by entry), 16 rows
+  // at a time: a whole block of 4,096 importance draws at 784 units was 12.8 MB page-faulted in per call. 16 rows
+  // span a multiple of 64 bytes, so every row keeps the alignment it had in a whole-array buffer and its sums
+  // round as they did there.
+  constexpr Eigen::Index kRows = 16;
+  Eigen::Array<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> softplus(std::min(kRows, a.rows()), a.cols());
   VectorD out(a.rows());
-  for (Eigen::Index r = 0; r < a.rows(); ++r) {
-    const auto ar = a.row(r).array();
-    out[r] = (h.row(r).array() * ar).template cast<double>().sum() - softplus.row(r).template cast<double>().sum();
+  for (Eigen::Index first = 0; first < a.rows(); first += kRows) {
+    const Eigen::Index rows = std::min(kRows, a.rows() - first);
+    softplus.topRows(rows) = softplus_array(a.middleRows(first, rows).array());
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      const Eigen::Index r = first + i;
+      out[r] = (h.row(r).array() * a.row(r).array()).template cast<double>().sum() -
+               softplus.row(i).template cast<double>().sum();
+    }
   }
   return out;
 }

@@ -18,7 +18,7 @@ namespace {
 constexpr std::uint32_t kDarnLayout = 1;
 // Rows of x scored together by the enumeration and importance-sampling loops (fixed, so results do not depend
 // on anything but the seed).
-constexpr Eigen::Index kConfigChunk = 4096;
+constexpr Eigen::Index kConfigChunk = 1024;
 constexpr Eigen::Index kSampleBlock = 4096;
 
 // The prefix of a conditional's blocks: the index names the layer it generates, omitted for the lowest.
@@ -30,22 +30,21 @@ std::uint64_t checked_product(std::uint64_t a, std::uint64_t b) {
   return a * b;
 }
 
-// The hidden layers of configurations first … first + count − 1: bit b of the index is unit b of the hidden
-// units taken in order h⁽¹⁾, h⁽²⁾, ….
-std::vector<MatrixD> configurations(const DarnStructure& s, std::int64_t first, Eigen::Index count) {
-  std::vector<MatrixD> h;
+// The hidden layers of configurations first … first + count − 1 into h (its matrices reused when their shapes
+// fit): bit b of the index is unit b of the hidden units taken in order h⁽¹⁾, h⁽²⁾, ….
+void configurations(const DarnStructure& s, std::int64_t first, Eigen::Index count, std::vector<MatrixD>& h) {
+  h.resize(static_cast<std::size_t>(s.n_stochastic()));
   int bit = 0;
   for (int k = 1; k <= s.n_stochastic(); ++k) {
     const int n = s.sizes[static_cast<std::size_t>(k)];
-    MatrixD m(count, n);
+    MatrixD& m = h[static_cast<std::size_t>(k - 1)];
+    m.resize(count, n);
     for (Eigen::Index c = 0; c < count; ++c) {
       const std::uint64_t index = static_cast<std::uint64_t>(first + c);
       for (int j = 0; j < n; ++j) m(c, j) = static_cast<double>((index >> (bit + j)) & 1u);
     }
     bit += n;
-    h.push_back(std::move(m));
   }
-  return h;
 }
 
 // The conditionals a structure has: decoders l = 0 … L−1, then the prior, then encoders k = 1 … L.
@@ -288,24 +287,26 @@ VectorD Darn::log_prob_exact(const MatrixD& x, const ProgressCallback& progress)
   const Eigen::Index rows = x.rows();
   std::vector<LogSumExp> sums(static_cast<std::size_t>(rows));
   const auto& bottom = net.decoders[0];
+  // Kept from chunk to chunk (all chunks but a last one have one shape): fresh ones page-faulted megabytes in.
+  std::vector<MatrixD> h;
+  darn_detail::NetworkPass<double> pass;
+  MatrixD zeros;
+  MatrixD scores;
   for (std::int64_t first = 0; first < total; first += kConfigChunk) {
     const Eigen::Index count = static_cast<Eigen::Index>(std::min<std::int64_t>(kConfigChunk, total - first));
-    const std::vector<MatrixD> h = configurations(structure_, first, count);
+    configurations(structure_, first, count, h);
     // log p(h) of the layers above x (one value per configuration); then log p(x | h⁽¹⁾) for every row.
-    VectorD upper = VectorD::Zero(count);
-    darn_detail::NetworkPass<double> pass;
-    {
-      // Score the whole joint with x = 0 to get every layer's pass; the x term is redone below per row.
-      const MatrixD zeros = MatrixD::Zero(count, n_visible());
-      const VectorD joint = darn_detail::log_joint(net, zeros, h, &pass);
-      upper = joint - darn_detail::bernoulli_log_prob(pass.decoders[0].a, zeros);
-    }
+    // Scoring the whole joint with x = 0 gives every layer's pass; the x term is redone below per row.
+    zeros.setZero(count, n_visible());
+    const VectorD joint = darn_detail::log_joint(net, zeros, h, &pass);  // fills pass before it is read below
+    const VectorD upper = joint - darn_detail::bernoulli_log_prob(pass.decoders[0].a, zeros);
     const MatrixD& base = pass.decoders[0].a;  // x = 0, so no autoregressive term: the base pre-activations
     if (!bottom.ar) {
       // log p(x | h) = x·a(h) − Σ_k softplus(a_k(h)): one product for every (row, configuration) pair.
       VectorD softplus_sums(count);
       for (Eigen::Index c = 0; c < count; ++c) softplus_sums[c] = softplus_array(base.row(c).array()).sum();
-      const MatrixD scores = product<double>(x, Transpose::kNo, base, Transpose::kYes);
+      scores.resize(rows, count);
+      multiply<double>(x, base, Transpose::kYes, scores);
       for (Eigen::Index r = 0; r < rows; ++r) {
         for (Eigen::Index c = 0; c < count; ++c) {
           sums[static_cast<std::size_t>(r)].add(scores(r, c) - softplus_sums[c] + upper[c]);
@@ -334,28 +335,38 @@ VectorD Darn::log_prob_exact(const MatrixD& x, const ProgressCallback& progress)
 namespace {
 
 // Per-row log weights log p(x, h) − log q(h | x) for `samples` draws each, visited block by block: visit(row,
-// log weights of some of its draws). Rows are replicated so that each block holds about kSampleBlock draws.
+// log weights of some of its draws). The rows' draws follow each other in blocks of kSampleBlock, so every
+// block but the last has one shape and reuses the buffers (a short last block per row reallocated them twice per
+// row), and few draws per row (the bound's 10) still fill a block instead of running 10-row products.
 template <class S, class Visit>
 void importance_draws(const Darn& m, const MatrixD& x, std::int64_t samples, Rng& rng, Visit&& visit,
                       const ProgressCallback& progress, const char* stage) {
   NetworkMirror<S> net;
   net.sync(m);
-  const Eigen::Index rows = x.rows();
-  const std::int64_t per_block = std::max<std::int64_t>(1, std::min<std::int64_t>(samples, kSampleBlock));
   const Mat<S> xs = x.cast<S>();
-  std::int64_t done = 0;
-  const std::int64_t total = static_cast<std::int64_t>(rows) * samples;
-  for (Eigen::Index r = 0; r < rows; ++r) {
-    for (std::int64_t first = 0; first < samples; first += per_block) {
-      const Eigen::Index count = static_cast<Eigen::Index>(std::min(per_block, samples - first));
-      const Mat<S> rep = xs.row(r).replicate(count, 1);
-      const std::vector<Mat<S>> h = darn_detail::sample_encoder(net, rep, rng);
-      const VectorD log_w = darn_detail::log_joint(net, rep, h) - darn_detail::log_encoder(net, rep, h);
-      visit(r, log_w);
-      done += count;
-      if (!report(progress, stage, done, total, std::numeric_limits<double>::quiet_NaN())) {
-        throw Error(ErrorCode::kCancelled, std::string(stage) + " cancelled");
-      }
+  const std::int64_t total = static_cast<std::int64_t>(x.rows()) * samples;
+  Mat<S> rep;
+  std::vector<Mat<S>> h;
+  darn_detail::NetworkPass<S> pass;
+  for (std::int64_t first = 0; first < total; first += kSampleBlock) {
+    const Eigen::Index count = static_cast<Eigen::Index>(std::min<std::int64_t>(kSampleBlock, total - first));
+    rep.resize(count, xs.cols());
+    for (Eigen::Index i = 0; i < count;) {  // one segment of equal rows per data row in the block
+      const std::int64_t row = (first + i) / samples;
+      const Eigen::Index end = static_cast<Eigen::Index>(std::min<std::int64_t>(count, (row + 1) * samples - first));
+      rep.middleRows(i, end - i) = xs.row(static_cast<Eigen::Index>(row)).replicate(end - i, 1);
+      i = end;
+    }
+    darn_detail::sample_encoder(net, rep, rng, h, &pass);
+    const VectorD log_w = darn_detail::log_joint(net, rep, h, &pass) - darn_detail::log_encoder(net, rep, h, &pass);
+    for (Eigen::Index i = 0; i < count;) {
+      const std::int64_t row = (first + i) / samples;
+      const Eigen::Index end = static_cast<Eigen::Index>(std::min<std::int64_t>(count, (row + 1) * samples - first));
+      visit(static_cast<Eigen::Index>(row), log_w.segment(i, end - i));
+      i = end;
+    }
+    if (!report(progress, stage, first + count, total, std::numeric_limits<double>::quiet_NaN())) {
+      throw Error(ErrorCode::kCancelled, std::string(stage) + " cancelled");
     }
   }
 }
@@ -368,7 +379,7 @@ void Darn::log_prob_importance(const MatrixD& x, std::int64_t samples, Rng& rng,
   require(samples >= 2, "importance sampling needs at least 2 samples per row");
   const Eigen::Index rows = x.rows();
   std::vector<LogSumExp> w(static_cast<std::size_t>(rows)), w2(static_cast<std::size_t>(rows));
-  auto visit = [&](Eigen::Index r, const VectorD& log_w) {
+  auto visit = [&](Eigen::Index r, const auto& log_w) {
     for (Eigen::Index s = 0; s < log_w.size(); ++s) {
       w[static_cast<std::size_t>(r)].add(log_w[s]);
       w2[static_cast<std::size_t>(r)].add(2.0 * log_w[s]);
@@ -396,7 +407,7 @@ VectorD Darn::description_length(const MatrixD& x, std::int64_t samples, Rng& rn
   check_rows(*this, x, "description length");
   require(samples >= 1, "description length needs at least 1 sample per row");
   VectorD total = VectorD::Zero(x.rows());
-  auto visit = [&](Eigen::Index r, const VectorD& log_w) { total[r] -= log_w.sum(); };
+  auto visit = [&](Eigen::Index r, const auto& log_w) { total[r] -= log_w.sum(); };
   if (single_precision) {
     importance_draws<float>(*this, x, samples, rng, visit, nullptr, "description length");
   } else {
@@ -417,9 +428,10 @@ VectorD Darn::description_length_exact(const MatrixD& x) const {
   net.sync(*this);
   const std::int64_t total = std::int64_t{1} << bits;
   VectorD out = VectorD::Zero(x.rows());
+  std::vector<MatrixD> h;
   for (std::int64_t first = 0; first < total; first += kConfigChunk) {
     const Eigen::Index count = static_cast<Eigen::Index>(std::min<std::int64_t>(kConfigChunk, total - first));
-    const std::vector<MatrixD> h = configurations(structure_, first, count);
+    configurations(structure_, first, count, h);
     for (Eigen::Index r = 0; r < x.rows(); ++r) {
       const MatrixD rep = x.row(r).replicate(count, 1);
       const VectorD log_q = darn_detail::log_encoder(net, rep, h);

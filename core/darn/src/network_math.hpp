@@ -89,21 +89,29 @@ VectorD log_encoder(const NetworkMirror<S>& net, const Mat<S>& x, const std::vec
   return total;
 }
 
-// h ~ q(h | x), layer by layer from the bottom; pass->encoders gets the pre-activations the draws used.
+// h ~ q(h | x), layer by layer from the bottom, into h (its matrices reused when their shapes fit);
+// pass->encoders gets the pre-activations the draws used.
 template <class S>
-std::vector<Mat<S>> sample_encoder(const NetworkMirror<S>& net, const Mat<S>& x, Rng& rng,
-                                   NetworkPass<S>* pass = nullptr) {
+void sample_encoder(const NetworkMirror<S>& net, const Mat<S>& x, Rng& rng, std::vector<Mat<S>>& h,
+                    NetworkPass<S>* pass = nullptr) {
   const int L = net.n_stochastic();
   NetworkPass<S> local;
   NetworkPass<S>& p = pass ? *pass : local;
   p.encoders.resize(static_cast<std::size_t>(L));
-  std::vector<Mat<S>> h(static_cast<std::size_t>(L));
+  h.resize(static_cast<std::size_t>(L));
   for (int k = 1; k <= L; ++k) {
     const auto& layer = net.encoders[static_cast<std::size_t>(k - 1)];
     auto& ep = p.encoders[static_cast<std::size_t>(k - 1)];
     layer_base(layer, layer_values(x, h, k - 1), ep);
     sample_layer(layer, ep.a, h[static_cast<std::size_t>(k - 1)], rng);
   }
+}
+
+template <class S>
+std::vector<Mat<S>> sample_encoder(const NetworkMirror<S>& net, const Mat<S>& x, Rng& rng,
+                                   NetworkPass<S>* pass = nullptr) {
+  std::vector<Mat<S>> h;
+  sample_encoder(net, x, rng, h, pass);
   return h;
 }
 
