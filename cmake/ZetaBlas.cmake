@@ -39,7 +39,7 @@ function(zeta_time_blas candidates out summary)
     list(APPEND _flags -march=native)
   endif()
   try_run(_run _compiled ${CMAKE_BINARY_DIR}/zeta_blas_probe ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/blas_probe.cpp
-          CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${PROJECT_SOURCE_DIR}/core/base/include"
+          CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${PROJECT_SOURCE_DIR}/core/base/include;${CMAKE_CURRENT_FUNCTION_LIST_DIR}"
           COMPILE_DEFINITIONS ${_flags}
           LINK_LIBRARIES Eigen3::Eigen ${CMAKE_DL_LIBS}
           CXX_STANDARD 17

@@ -6,8 +6,6 @@
 // Prints one line per backend, "name nanoseconds": the median over rounds of the time of one pass over every shape
 // (whole nanoseconds, as CMake compares integers only).
 // Backends take turns within each round, so a busy neighbour slows them alike.
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -15,14 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "cblas_sgemm_loader.hpp"
 #include "zeta/base/numerics.hpp"
 
 namespace {
 
 using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-// cblas_sgemm with CBLAS's enums as their int values: row-major 101, no transpose 111, transpose 112.
-using SgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
 
 struct Shape {
   Eigen::Index a_rows, a_cols, b_rows, b_cols;
@@ -69,13 +65,8 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     const auto eq = arg.find('=');
     if (eq == std::string::npos) continue;
-    void* handle = dlopen(arg.substr(eq + 1).c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-    if (handle == nullptr) continue;
-    const auto sgemm = reinterpret_cast<SgemmFn>(dlsym(handle, "cblas_sgemm"));
+    const SgemmFn sgemm = load_cblas_sgemm(arg.substr(eq + 1).c_str(), 1);
     if (sgemm == nullptr) continue;
-    for (const char* setter : {"openblas_set_num_threads", "bli_thread_set_num_threads"}) {
-      if (auto* set = reinterpret_cast<void (*)(int)>(dlsym(handle, setter))) set(1);
-    }
     backends.emplace_back(arg.substr(0, eq), [sgemm](const Shape& s, Operands& o) {
       sgemm(101, s.trans_a ? 112 : 111, s.trans_b ? 112 : 111, static_cast<int>(o.c.rows()),
             static_cast<int>(o.c.cols()), static_cast<int>(s.trans_a ? s.a_rows : s.a_cols), 1.0f, o.a.data(),

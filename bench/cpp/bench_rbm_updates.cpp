@@ -12,8 +12,6 @@
 // train on exactly the same data.
 // Prints one JSON object on stdout (bench/rbm/run.py combines it with the PyTorch and scikit-learn peers).
 // Each repeat runs updates for at least --min-time seconds; the reported rate is the median over repeats.
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -30,6 +28,7 @@
 #include <omp.h>
 #endif
 
+#include "cblas_sgemm_loader.hpp"
 #include "zeta/base/data.hpp"
 #include "zeta/base/error.hpp"
 #include "zeta/base/gemm.hpp"
@@ -103,16 +102,13 @@ struct GemmShape {
   }
 };
 
-// cblas_sgemm of a BLAS loaded at run time (CBLAS's enums passed as their int values: row-major 101, no
-// transpose 111, transpose 112).
-using SgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+// cblas_sgemm of a BLAS loaded at run time.
 struct Blas {
   std::string name;
   SgemmFn sgemm = nullptr;
 };
 
-// The BLAS builds Debian installs (OpenMP variants, as zeta links), each in its own namespace: RTLD_DEEPBIND keeps
-// one library's internal calls from resolving to another's symbols of the same name.
+// The BLAS builds Debian installs (OpenMP variants, as zeta links).
 std::vector<Blas> load_blas(int threads) {
   const std::pair<const char*, const char*> candidates[] = {
       {"openblas", "/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0"},
@@ -120,16 +116,10 @@ std::vector<Blas> load_blas(int threads) {
   };
   std::vector<Blas> out;
   for (const auto& [name, path] : candidates) {
-    void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-    if (handle == nullptr) continue;
     Blas b;
     b.name = name;
-    b.sgemm = reinterpret_cast<SgemmFn>(dlsym(handle, "cblas_sgemm"));
-    if (b.sgemm == nullptr) continue;
-    for (const char* setter : {"openblas_set_num_threads", "bli_thread_set_num_threads"}) {
-      if (auto* set = reinterpret_cast<void (*)(int)>(dlsym(handle, setter))) set(threads);
-    }
-    out.push_back(b);
+    b.sgemm = load_cblas_sgemm(path, threads);
+    if (b.sgemm != nullptr) out.push_back(b);
   }
   return out;
 }
