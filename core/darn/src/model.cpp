@@ -292,6 +292,10 @@ VectorD Darn::log_prob_exact(const MatrixD& x, const ProgressCallback& progress)
   darn_detail::NetworkPass<double> pass;
   MatrixD zeros;
   MatrixD scores;
+  // With autoregression on x, a(x, h) = a(h) + A·x, whose second term depends on the row only.
+  const MatrixD ar = bottom.ar ? product<double>(x, Transpose::kNo, bottom.autoregressive_t, Transpose::kNo)
+                               : MatrixD();
+  Eigen::ArrayXd a(n_visible());
   for (std::int64_t first = 0; first < total; first += kConfigChunk) {
     const Eigen::Index count = static_cast<Eigen::Index>(std::min<std::int64_t>(kConfigChunk, total - first));
     configurations(structure_, first, count, h);
@@ -313,11 +317,9 @@ VectorD Darn::log_prob_exact(const MatrixD& x, const ProgressCallback& progress)
         }
       }
     } else {
-      // a(x, h) = a(h) + A·x: the autoregressive part depends on the row only.
-      const MatrixD ar = product<double>(x, Transpose::kNo, bottom.autoregressive_t, Transpose::kNo);
       for (Eigen::Index r = 0; r < rows; ++r) {
         for (Eigen::Index c = 0; c < count; ++c) {
-          const Eigen::ArrayXd a = (base.row(c) + ar.row(r)).transpose().array();
+          a = (base.row(c) + ar.row(r)).transpose().array();
           const double lp = (x.row(r).transpose().array() * a).sum() - softplus_array(a).sum();
           sums[static_cast<std::size_t>(r)].add(lp + upper[c]);
         }
