@@ -27,8 +27,8 @@ namespace {
 #ifdef ZETA_HAVE_ZLIB
 // What read_whole_file will return, as far as the file says cheaply: its size when plain; when gzip, the
 // trailer's ISIZE (size mod 2^32 of the last member) capped by deflate's largest ratio. Reserving it allocates
-// the buffer once: doubling it page-faulted about three times its size (a quarter second for a Fashion-MNIST
-// split on a virtual machine). Only a hint: a wrong value costs a reallocation, never a wrong result.
+// the buffer once, where growing it by doubling allocated, copied and page-faulted about twice its size. Only a
+// hint: a wrong value costs a reallocation, never a wrong result.
 std::size_t expected_size(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return 0;
