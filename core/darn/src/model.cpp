@@ -16,8 +16,8 @@ using darn_detail::NetworkMirror;
 namespace {
 
 constexpr std::uint32_t kDarnLayout = 1;
-// Rows of x scored together by the enumeration and importance-sampling loops (fixed, so results do not depend
-// on anything but the seed).
+// Hidden configurations scored together by exact enumeration, and importance draws by sampling (fixed, so
+// results do not depend on anything but the seed).
 constexpr Eigen::Index kConfigChunk = 1024;
 constexpr Eigen::Index kSampleBlock = 4096;
 
@@ -352,21 +352,21 @@ void importance_draws(const Darn& m, const MatrixD& x, std::int64_t samples, Rng
   darn_detail::NetworkPass<S> pass;
   for (std::int64_t first = 0; first < total; first += kSampleBlock) {
     const Eigen::Index count = static_cast<Eigen::Index>(std::min<std::int64_t>(kSampleBlock, total - first));
+    // Calls f(data row, first draw in the block, draws) for each data row the block holds draws of.
+    const auto for_each_row = [&](const auto& f) {
+      for (Eigen::Index i = 0; i < count;) {
+        const std::int64_t row = (first + i) / samples;
+        const auto end = static_cast<Eigen::Index>(std::min<std::int64_t>(count, (row + 1) * samples - first));
+        f(static_cast<Eigen::Index>(row), i, end - i);
+        i = end;
+      }
+    };
     rep.resize(count, xs.cols());
-    for (Eigen::Index i = 0; i < count;) {  // one segment of equal rows per data row in the block
-      const std::int64_t row = (first + i) / samples;
-      const Eigen::Index end = static_cast<Eigen::Index>(std::min<std::int64_t>(count, (row + 1) * samples - first));
-      rep.middleRows(i, end - i) = xs.row(static_cast<Eigen::Index>(row)).replicate(end - i, 1);
-      i = end;
-    }
+    for_each_row(
+        [&](Eigen::Index row, Eigen::Index i, Eigen::Index n) { rep.middleRows(i, n) = xs.row(row).replicate(n, 1); });
     darn_detail::sample_encoder(net, rep, rng, h, &pass);
     const VectorD log_w = darn_detail::log_joint(net, rep, h, &pass) - darn_detail::log_encoder(net, rep, h, &pass);
-    for (Eigen::Index i = 0; i < count;) {
-      const std::int64_t row = (first + i) / samples;
-      const Eigen::Index end = static_cast<Eigen::Index>(std::min<std::int64_t>(count, (row + 1) * samples - first));
-      visit(static_cast<Eigen::Index>(row), log_w.segment(i, end - i));
-      i = end;
-    }
+    for_each_row([&](Eigen::Index row, Eigen::Index i, Eigen::Index n) { visit(row, log_w.segment(i, n)); });
     if (!report(progress, stage, first + count, total, std::numeric_limits<double>::quiet_NaN())) {
       throw Error(ErrorCode::kCancelled, std::string(stage) + " cancelled");
     }
