@@ -198,7 +198,13 @@ void DarnTrainer::validate(const DarnTraining& c, ErrorCode code) {
   require(c.weight_noise_examples >= 0, "DARN weight noise examples must be >= 0", code);
 }
 
-DarnTrainer::DarnTrainer(Darn& model, const DarnTraining& config) : model_(model), config_(config), rng_(config.seed) {
+// The trainer's draws come from a stream split off the seed, not from Rng(seed) itself: callers initialise the
+// weights from Rng(seed) (the C API, the CLI and the benchmarks do), and on that shared stream the first ~30
+// updates of an n_h = 500 network drew their hidden states from the very numbers that set the weights. That
+// correlation cost 1.4-1.8 nats of test bound through 3 epochs against the PyTorch peer (mean of 36 checkpoints,
+// 4-5 seeds); on split streams zeta and the peer agree within 0.25.
+DarnTrainer::DarnTrainer(Darn& model, const DarnTraining& config)
+    : model_(model), config_(config), rng_(Rng(config.seed).split()) {
   validate(config_);
   model_.validate();
   if (config_.single_precision) {

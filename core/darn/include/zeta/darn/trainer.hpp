@@ -35,6 +35,8 @@ struct DarnTraining {
   double sparsity = 0.0;
   double sparsity_weight = 1.0;
   bool single_precision = true;  // float training kernels (faster); false = double throughout
+  // The trainer's generator (draws, shuffles, weight noise): a stream split off Rng(seed), so weights initialised
+  // from Rng(seed) stay independent of the training draws.
   std::uint64_t seed = 0;
   // Adaptive weight noise (Graves 2011, "Practical variational inference for neural networks"; the paper's
   // "adaNoise"): every parameter becomes a Gaussian N(μ_i, σ_i²) whose mean μ_i is the model's parameter. Each
