@@ -105,8 +105,9 @@ typedef int (*zeta_progress_fn)(const zeta_progress *progress, void *user_data);
 
 typedef struct zeta_rbm zeta_rbm;
 
-/* A model with W = 0, b = 0, c = 0; seed seeds the handle's own generator (used by zeta_rbm_sample).
- * n_visible, n_hidden > 0. Too large to allocate: ZETA_ERR_MEMORY. Cost O(n_v n_h). */
+/* A model with W = 0, b = 0, c = 0; seed seeds the handle's own generator (used by zeta_rbm_sample and
+ * zeta_rbm_init_from_data), a stream apart from that of a trainer or pruner given the same seed, so one seed may
+ * serve both. n_visible, n_hidden > 0. Too large to allocate: ZETA_ERR_MEMORY. Cost O(n_v n_h). */
 ZETA_API zeta_status zeta_rbm_new(int32_t n_visible, int32_t n_hidden, uint64_t seed, zeta_rbm **out);
 /* Accepts NULL. Must not be called while a trainer or a pruner borrows the model. */
 ZETA_API void zeta_rbm_free(zeta_rbm *rbm);
@@ -114,7 +115,7 @@ ZETA_API void zeta_rbm_free(zeta_rbm *rbm);
 ZETA_API zeta_status zeta_rbm_clone(const zeta_rbm *rbm, zeta_rbm **out);
 /* Either output may be NULL when not wanted (not both). O(1). */
 ZETA_API zeta_status zeta_rbm_shape(const zeta_rbm *rbm, int32_t *n_visible, int32_t *n_hidden);
-/* Reseed the handle's generator. O(1). */
+/* Reseed the handle's generator (as zeta_rbm_new seeds it). O(1). */
 ZETA_API zeta_status zeta_rbm_set_seed(zeta_rbm *rbm, uint64_t seed);
 
 /* W is n_visible x n_hidden, row-major; b has n_visible entries, c has n_hidden. All must be finite; nothing is

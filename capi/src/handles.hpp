@@ -10,3 +10,8 @@ struct zeta_rbm {
   zeta::Rbm model;
   zeta::Rng rng;
 };
+
+// The handle's generator for a seed. Programs give a handle and its trainer the same seed (the web demo does);
+// a trainer draws from Rng(seed), so the handle takes a stream split off it, or zeta_rbm_init_from_data's weights
+// would come from the very uniforms the trainer's first chains are drawn with.
+inline zeta::Rng rbm_handle_stream(std::uint64_t seed) { return zeta::Rng(seed).split(); }

@@ -24,7 +24,7 @@ ZETA_API zeta_status zeta_rbm_new(int32_t n_visible, int32_t n_hidden, uint64_t 
     need(out, "out");
     need_positive(n_visible, "n_visible");
     need_positive(n_hidden, "n_hidden");
-    auto h = std::make_unique<zeta_rbm>(zeta_rbm{zeta::Rbm(n_visible, n_hidden), zeta::Rng(seed)});
+    auto h = std::make_unique<zeta_rbm>(zeta_rbm{zeta::Rbm(n_visible, n_hidden), rbm_handle_stream(seed)});
     *out = h.release();
   });
 }
@@ -51,7 +51,7 @@ ZETA_API zeta_status zeta_rbm_shape(const zeta_rbm* rbm, int32_t* n_visible, int
 ZETA_API zeta_status zeta_rbm_set_seed(zeta_rbm* rbm, uint64_t seed) {
   return guard(__func__, [&] {
     need(rbm, "rbm");
-    rbm->rng.reseed(seed);
+    rbm->rng = rbm_handle_stream(seed);
   });
 }
 
@@ -208,7 +208,7 @@ ZETA_API zeta_status zeta_rbm_load(const char* path, zeta_rbm** out) {
     need(path, "path");
     need(out, "out");
     if (*path == '\0') fail("path is empty");
-    auto h = std::make_unique<zeta_rbm>(zeta_rbm{zeta::load_rbm(path), zeta::Rng(0)});
+    auto h = std::make_unique<zeta_rbm>(zeta_rbm{zeta::load_rbm(path), rbm_handle_stream(0)});
     *out = h.release();
   });
 }
@@ -227,7 +227,7 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t* data, int64_t size, zeta
     need(out, "out");
     need_positive(size, "size");
     auto h = std::make_unique<zeta_rbm>(
-        zeta_rbm{zeta::deserialize_rbm(data, static_cast<std::size_t>(size)), zeta::Rng(0)});
+        zeta_rbm{zeta::deserialize_rbm(data, static_cast<std::size_t>(size)), rbm_handle_stream(0)});
     *out = h.release();
   });
 }
