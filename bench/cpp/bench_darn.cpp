@@ -6,7 +6,7 @@
 //              [--sparsity-weight 1] [--estimator darn|reinforce] [--lr 3e-5] [--epochs 10] [--batch 100]
 //              [--train -1] [--test -1] [--seed 1] [--order FILE] [--eval-every 0] [--bound-samples 10]
 //              [--is-samples 1000] [--is-repeats 10] [--eval-rows -1] [--float 1] [--weight-noise 0]
-//              [--out model.zeta]
+//              [--bound-every 0] [--out model.zeta]
 //   bench_darn --mode sample --model FILE [--n 10000] [--reps 5]
 //   bench_darn --mode estimators --model FILE [--rows 100] [--seed 1]
 //   bench_darn --mode nearest --model FILE [--n 16] [--seed 1] [--out samples.pgm]
@@ -18,6 +18,9 @@
 //             layers hold at most 20 bits, else importance sampling with --is-samples draws per row, repeated
 //             --is-repeats times (mean and 95% interval over the repeats, as the paper reports). --order reads
 //             the training order (int32 row indices, epochs × rows) so a peer can train on the same batches.
+//             --bound-every N (with --order) also scores the test bound (one draw per row) after every N updates,
+//             untimed, and prints the mean of each epoch's scores (column epoch_bound): the bound after one
+//             update swings by nats from the next, so this mean is the steadier figure to compare runs by.
 // sample:     exact samples per second (median of --reps runs of --n samples).
 // estimators: for models with at most 16 hidden bits: per test row, the expectations of both encoder gradient
 //             estimators by enumerating h (REINFORCE's is the exact gradient), the paper estimator's relative
@@ -70,6 +73,7 @@ struct Options {
   std::uint64_t seed = 1;
   std::string order;
   int eval_every = 0;
+  int bound_every = 0;
   std::int64_t bound_samples = 10;
   std::int64_t is_samples = 1000;
   int is_repeats = 10;
@@ -162,6 +166,7 @@ int train(const Options& o) {
   zeta::Rng init(t.seed);
   zeta::DarnNetwork net(zeta::Darn(s, init), t);
   zeta::Rng eval_rng(t.seed ^ 0xE7A1ULL);
+  zeta::Rng checkpoint_rng(t.seed ^ 0xB0DULL);  // apart from eval_rng: the end-of-epoch figures stay as they were
   const int epochs = o.epochs;
   const int batch = o.batch;
   const int eval_every = o.eval_every;
@@ -175,6 +180,8 @@ int train(const Options& o) {
       throw zeta::Error(zeta::ErrorCode::kIo,
                         "cannot read " + std::to_string(order.size()) + " indices from " + order_path);
   }
+  if (o.bound_every < 0 || (o.bound_every > 0 && order.empty()))
+    throw zeta::Error(zeta::ErrorCode::kArgument, "--bound-every needs --order and must be >= 0");
   std::printf("# darn sizes=");
   for (std::size_t i = 0; i < s.sizes.size(); ++i) std::printf("%s%d", i ? "," : "", s.sizes[i]);
   std::printf(
@@ -184,10 +191,15 @@ int train(const Options& o) {
       t.estimator == zeta::DarnEstimator::kDarn ? "darn" : "reinforce", t.learning_rate, t.sparsity, batch,
       static_cast<long long>(train.rows()), static_cast<long long>(test.rows()),
       static_cast<long long>(net.model.parameter_count()), t.single_precision ? 1 : 0, t.weight_noise ? 1 : 0);
-  std::printf("epoch,seconds,train_dl,test_bound,test_log_p,test_log_p_95,exact\n");
+  std::printf("epoch,seconds,train_dl,test_bound,test_log_p,test_log_p_95,exact%s\n",
+              o.bound_every > 0 ? ",epoch_bound" : "");
+  std::int64_t updates = 0;
   MatrixD rows(batch, train.cols());
   for (int e = 1; e <= epochs; ++e) {
     const auto start = Clock::now();
+    double untimed = 0.0;  // checkpoint scoring inside the epoch
+    double checkpoint_sum = 0.0;
+    int checkpoints = 0;
     double train_dl;
     if (order.empty()) {
       train_dl = net.trainer.train_epochs(train, batch, 1);
@@ -199,17 +211,31 @@ int train(const Options& o) {
         rows.resize(n, train.cols());
         for (Eigen::Index r = 0; r < n; ++r) rows.row(r) = train.row(idx[first + r]);
         sum += net.trainer.train_batch(rows) * static_cast<double>(n);
+        if (o.bound_every > 0 && ++updates % o.bound_every == 0) {
+          const auto pause = Clock::now();
+          checkpoint_sum += net.model.description_length(test, 1, checkpoint_rng, t.single_precision).mean();
+          ++checkpoints;
+          untimed += seconds_since(pause);
+        }
       }
       train_dl = sum / static_cast<double>(train.rows());
     }
-    const double secs = seconds_since(start);
+    const double secs = seconds_since(start) - untimed;
     if ((eval_every > 0 && e % eval_every == 0) || e == epochs) {
       const Evaluation ev = evaluate(net.model, test, o, eval_rng, t.single_precision);
-      std::printf("%d,%.3f,%.4f,%.4f,%.4f,%.4f,%d\n", e, secs, train_dl, ev.bound, ev.log_p, ev.half_width,
+      std::printf("%d,%.3f,%.4f,%.4f,%.4f,%.4f,%d", e, secs, train_dl, ev.bound, ev.log_p, ev.half_width,
                   ev.exact ? 1 : 0);
     } else {
-      std::printf("%d,%.3f,%.4f,,,,\n", e, secs, train_dl);
+      std::printf("%d,%.3f,%.4f,,,,", e, secs, train_dl);
     }
+    if (o.bound_every > 0) {
+      if (checkpoints > 0) {
+        std::printf(",%.4f", checkpoint_sum / checkpoints);
+      } else {
+        std::printf(",");
+      }
+    }
+    std::printf("\n");
     std::fflush(stdout);
   }
   if (!o.out.empty()) zeta::save_darn(net, o.out);
@@ -451,6 +477,8 @@ int main(int argc, char** argv) {
   app.add_option("--seed", o.seed, "seed")->capture_default_str();
   app.add_option("--order", o.order, "int32 file of the training row order of every epoch");
   app.add_option("--eval-every", o.eval_every, "evaluate every this many epochs (0: the last only)")
+      ->capture_default_str();
+  app.add_option("--bound-every", o.bound_every, "with --order: score the test bound every this many updates (0: off)")
       ->capture_default_str();
   app.add_option("--bound-samples", o.bound_samples, "draws per test row for the bound")->capture_default_str();
   app.add_option("--is-samples", o.is_samples, "importance samples per test row")->capture_default_str();

@@ -2,7 +2,8 @@
 """DARN: zeta against its PyTorch peer on the same batches, and the Table-2-shaped results on Fashion-MNIST.
 
     /usr/bin/python3 bench/darn/run.py peer  [--build build-bench] [--hidden 16] [--det 100] [--epochs 5]
-                                             [--lr 1e-3] [--rounds 3] [--threads 1] [--out bench/darn/peer_h16.csv]
+                                             [--lr 1e-3] [--rounds 3] [--threads 1] [--bound-every 50]
+                                             [--out bench/darn/peer_h16.csv]
     /usr/bin/python3 bench/darn/run.py nearest [--model bench/darn/table/h16.zeta] [--n 16]
                                              [--out docs/darn/nearest_h16.png]
     /usr/bin/python3 bench/darn/run.py table [--build build-bench] [--epochs 100] [--lr 1e-3] [--rows h16,h500]
@@ -12,9 +13,11 @@
 
 peer:  writes one training order (int32 row indices, a fresh permutation per epoch, numpy seed 1), then for each
        round runs zeta's bench_darn and torch_darn.py on it in turn (interleaved, one process each, the same
-       thread count; round r seeds both with r), and prints and writes per-round epoch-time medians, their ratio and both final test
-       likelihoods (exact for n_h ≤ 20; else importance sampling), plus the CPU's vector extensions, and both
-       likelihoods' mean and spread over the rounds' seeds with the difference and its standard error.
+       thread count; round r seeds both with r), and prints and writes per-round epoch-time medians, their
+       ratio, both final test likelihoods (exact for n_h ≤ 20; else importance sampling) and bounds, and the mean
+       of the test bound scored every --bound-every updates over the last epoch (untimed; the bound after a single
+       update swings by nats), plus the CPU's vector extensions, and each figure's mean and spread over the
+       rounds' seeds with the difference and its standard error.
 nearest: --n exact samples of a trained model, each beside its nearest training image (Hamming distance), as
        the paper's Fig. 2, with their mean distance.
 table: trains rows of the paper's Table 2 with bench_darn (one stochastic layer n_h = 9, 10, 16 with 100 tanh
@@ -63,7 +66,8 @@ def peer(args):
     rng = np.random.default_rng(1)
     np.concatenate([rng.permutation(TRAIN_ROWS) for _ in range(args.epochs)]).astype(np.int32).tofile(order_path)
     common = ["--hidden", str(args.hidden), "--det", str(args.det), "--epochs", str(args.epochs), "--lr", str(args.lr),
-              "--order", order_path, "--is-samples", str(args.is_samples), "--eval-rows", str(args.eval_rows)]
+              "--order", order_path, "--is-samples", str(args.is_samples), "--eval-rows", str(args.eval_rows),
+              "--bound-every", str(args.bound_every)]
     zeta_cmd = [os.path.join(args.build, "bench", "bench_darn"), "--mode", "train", "--is-repeats", "1"] + common
     torch_cmd = ["/usr/bin/python3", os.path.join(HERE, "torch_darn.py"), "--threads", str(args.threads)] + common
     results = []
@@ -78,6 +82,9 @@ def peer(args):
         results.append({"round": r + 1, "zeta_epoch_s": z_epoch, "torch_epoch_s": t_epoch, "ratio": t_epoch / z_epoch,
                         "zeta_log_p": float(z[-1]["test_log_p"]), "torch_log_p": float(t[-1]["test_log_p"]),
                         "zeta_bound": float(z[-1]["test_bound"]), "torch_bound": float(t[-1]["test_bound"])})
+        if args.bound_every > 0:
+            results[-1].update({"zeta_epoch_bound": float(z[-1]["epoch_bound"]),
+                                "torch_epoch_bound": float(t[-1]["epoch_bound"])})
         print(results[-1], flush=True)
     with open(args.out, "w", newline="") as f:
         f.write(f"# hidden={args.hidden} det={args.det} epochs={args.epochs} lr={args.lr} threads={args.threads} "
@@ -87,7 +94,7 @@ def peer(args):
         w.writerows(results)
     print("median zeta/torch speed ratio:", statistics.median(r["ratio"] for r in results))
     if len(results) > 1:
-        for key in ("log_p", "bound"):
+        for key in ("log_p", "bound") + (("epoch_bound",) if args.bound_every > 0 else ()):
             z = [r["zeta_" + key] for r in results]
             t = [r["torch_" + key] for r in results]
             se = (statistics.variance(z) / len(z) + statistics.variance(t) / len(t)) ** 0.5
@@ -250,6 +257,8 @@ def main():
     ap.add_argument("--rows", default=None, help="table: comma-separated row names (default: every row)")
     ap.add_argument("--dir", default=os.path.join(HERE, "table"), help="table: per-row curves and models")
     ap.add_argument("--eval-every", type=int, default=10)
+    ap.add_argument("--bound-every", type=int, default=50,
+                    help="peer: score the test bound every this many updates; the last epoch's mean is compared")
     ap.add_argument("--model", default=os.path.join(HERE, "table", "h16.zeta"), help="nearest: the model")
     ap.add_argument("--n", type=int, default=16, help="nearest: samples")
     args = ap.parse_args()

@@ -3,6 +3,7 @@
 
     /usr/bin/python3 bench/darn/torch_darn.py --data DIR --order FILE --hidden 16 --det 100 --epochs 10
         [--lr 3e-5] [--batch 100] [--estimator darn] [--threads 1] [--is-samples 1000] [--eval-rows 10000]
+        [--bound-every 0]
 
 Model (x: n_v binary pixels, h: n_h binary units, d: optional tanh layer of --det units):
     prior    p(h_j = 1 | h_<j) = σ(b_j + Σ_{i<j} A[j][i] h_i)
@@ -15,7 +16,9 @@ f' = ∂cost/∂h with h real (autograd on h as a leaf). RMSprop with momentum a
 epsilon outside the root). The training order comes from --order (int32 row indices, epochs × rows), the file
 zeta's bench_darn reads too, so both see the same batches. Weights start uniform on ±1/√fan-in as zeta's.
 Prints one CSV line per epoch like bench_darn: epoch, seconds, train_dl, and at the end the test bound and
-log p(x) (exact by enumeration for n_h ≤ 20, else importance sampling with --is-samples draws).
+log p(x) (exact by enumeration for n_h ≤ 20, else importance sampling with --is-samples draws). --bound-every N
+scores the test bound (one draw per row) after every N updates, untimed, and adds each epoch's mean of those
+scores (column epoch_bound), as bench_darn does.
 """
 import argparse
 import gzip
@@ -115,10 +118,18 @@ def train_batch(model, x, state, lr):
     return float((log_q - log_p).mean())
 
 
-def evaluate(model, test, n_h, is_samples, gen):
+def test_bound(model, test, gen=None):
+    """The mean of log q(h|x) − log p(x, h) over the rows, one draw h ~ q(h|x) each (from gen when given, so
+    checkpoints leave the training draws alone)."""
     with torch.no_grad():
-        h = model.sample_encoder(test)
-        bound = float((model.bernoulli_log_prob(model.encoder_a(test), h) - model.log_joint(test, h)).mean())
+        a = model.encoder_a(test)
+        h = (torch.rand(a.shape, generator=gen) < torch.sigmoid(a)).float()
+        return float((model.bernoulli_log_prob(a, h) - model.log_joint(test, h)).mean())
+
+
+def evaluate(model, test, n_h, is_samples, gen):
+    bound = test_bound(model, test)
+    with torch.no_grad():
         if n_h <= 20:
             configs = torch.tensor([[(c >> j) & 1 for j in range(n_h)] for c in range(1 << n_h)], dtype=torch.float32)
             a_x = model.decoder_a(configs)
@@ -153,6 +164,7 @@ def main():
     ap.add_argument("--train", type=int, default=-1)
     ap.add_argument("--eval-rows", type=int, default=-1)
     ap.add_argument("--is-samples", type=int, default=1000)
+    ap.add_argument("--bound-every", type=int, default=0)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     # The weights and the training draws come from different streams: seeded alike, the global generator's first
@@ -169,20 +181,31 @@ def main():
     model = Darn(train.shape[1], args.hidden, args.det, gen)
     state = {p: (torch.zeros_like(p), torch.zeros_like(p), torch.zeros_like(p)) for p in model.parameters()}
     print(f"# torch {torch.__version__} threads={args.threads} hidden={args.hidden} det={args.det} lr={args.lr}")
-    print("epoch,seconds,train_dl,test_bound,test_log_p,test_log_p_95,exact")
+    print("epoch,seconds,train_dl,test_bound,test_log_p,test_log_p_95,exact" +
+          (",epoch_bound" if args.bound_every > 0 else ""))
+    updates = 0
+    checkpoint_gen = torch.Generator().manual_seed(args.seed ^ 0xB0D)
     for e in range(args.epochs):
         start = time.perf_counter()
+        untimed, checkpoints = 0.0, []
         total = 0.0
         for first in range(0, train.shape[0], args.batch):
             idx = torch.from_numpy(order[e, first:first + args.batch].astype(np.int64))
             total += train_batch(model, train[idx], state, args.lr) * len(idx)
-        secs = time.perf_counter() - start
+            updates += 1
+            if args.bound_every > 0 and updates % args.bound_every == 0:
+                pause = time.perf_counter()
+                checkpoints.append(test_bound(model, test, checkpoint_gen))
+                untimed += time.perf_counter() - pause
+        secs = time.perf_counter() - start - untimed
         line = f"{e + 1},{secs:.3f},{total / train.shape[0]:.4f}"
         if e + 1 == args.epochs:
             bound, log_p, exact = evaluate(model, test, args.hidden, args.is_samples, gen)
             line += f",{bound:.4f},{log_p:.4f},0,{int(exact)}"
         else:
             line += ",,,,"
+        if args.bound_every > 0:
+            line += f",{sum(checkpoints) / len(checkpoints):.4f}" if checkpoints else ","
         print(line, flush=True)
 
 
