@@ -7,7 +7,8 @@
     /usr/bin/python3 bench/darn/run.py nearest [--model bench/darn/table/h16.zeta] [--n 16]
                                              [--out docs/darn/nearest_h16.png]
     /usr/bin/python3 bench/darn/run.py table [--build build-bench] [--epochs 100] [--lr 1e-3] [--rows h16,h500]
-                                             [--eval-every 10] [--out bench/darn/table.csv] [--dir bench/darn/table]
+                                             [--eval-every 10] [--seed 1] [--out bench/darn/table.csv]
+                                             [--dir bench/darn/table]
     /usr/bin/python3 bench/darn/run.py baselines [--build build-bench] [--epochs 100]
                                              [--rows rbm9,rbm10,rbm16,rbm500,mob10,mob500]
 
@@ -141,7 +142,8 @@ def table(args):
                 continue
             cmd = [os.path.join(args.build, "bench", "bench_darn"), "--mode", "train", "--epochs", str(args.epochs),
                    "--lr", str(args.lr), "--eval-rows", str(args.eval_rows), "--is-samples", str(args.is_samples),
-                   "--eval-every", str(args.eval_every), "--out", os.path.join(args.dir, slug + ".zeta")] + extra
+                   "--eval-every", str(args.eval_every), "--seed", str(args.seed),
+                   "--out", os.path.join(args.dir, slug + ".zeta")] + extra
             env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
             text = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
             with open(os.path.join(args.dir, slug + ".csv"), "w") as curve:
@@ -257,6 +259,7 @@ def main():
     ap.add_argument("--rows", default=None, help="table: comma-separated row names (default: every row)")
     ap.add_argument("--dir", default=os.path.join(HERE, "table"), help="table: per-row curves and models")
     ap.add_argument("--eval-every", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=1, help="table: the seed of every row")
     ap.add_argument("--bound-every", type=int, default=50,
                     help="peer: score the test bound every this many updates; the last epoch's mean is compared")
     ap.add_argument("--model", default=os.path.join(HERE, "table", "h16.zeta"), help="nearest: the model")

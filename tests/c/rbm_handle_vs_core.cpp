@@ -6,23 +6,13 @@
 #include <cstring>
 #include <vector>
 
+#include "check.h"
 #include "zeta.h"
 #include "zeta/base/random.hpp"
 #include "zeta/rbm/gibbs_samples.hpp"
 #include "zeta/rbm/model.hpp"
 
 namespace {
-
-int g_failures = 0;
-
-#define EXPECT(cond)                                                                                    \
-  do {                                                                                                  \
-    if (!(cond)) {                                                                                      \
-      std::fprintf(stderr, "%s:%d: EXPECT(%s) failed (last error \"%s\")\n", __FILE__, __LINE__, #cond, \
-                   zeta_last_error());                                                                  \
-      ++g_failures;                                                                                     \
-    }                                                                                                   \
-  } while (0)
 
 constexpr int kVisible = 20, kHidden = 7, kRows = 30;
 constexpr std::uint64_t kSeed = 11;
@@ -37,7 +27,7 @@ std::vector<double> row_major_weights(const zeta::Rbm& rbm) {
 
 std::vector<double> handle_weights(zeta_rbm* rbm) {
   std::vector<double> W(kVisible * kHidden), b(kVisible), c(kHidden);
-  EXPECT(zeta_rbm_get_params(rbm, W.data(), b.data(), c.data()) == ZETA_OK);
+  EXPECT_OK(zeta_rbm_get_params(rbm, W.data(), b.data(), c.data()));
   return W;
 }
 
@@ -58,38 +48,33 @@ int main() {
     }
 
   zeta_rbm* rbm = nullptr;
-  EXPECT(zeta_rbm_new(kVisible, kHidden, kSeed, &rbm) == ZETA_OK);
-  EXPECT(zeta_rbm_init_from_data(rbm, rows.data(), kRows, 0.5) == ZETA_OK);
+  EXPECT_OK(zeta_rbm_new(kVisible, kHidden, kSeed, &rbm));
+  EXPECT_OK(zeta_rbm_init_from_data(rbm, rows.data(), kRows, 0.5));
   const std::vector<double> from_handle = handle_weights(rbm);
 
   zeta::Rbm split_model(kVisible, kHidden), trainer_model(kVisible, kHidden);
   zeta::Rng split_stream = zeta::Rng(kSeed).split(), trainer_stream(kSeed);
   split_model.init_from_data(x, split_stream, 0.5);
   trainer_model.init_from_data(x, trainer_stream, 0.5);
-  EXPECT(same_bits(from_handle, row_major_weights(split_model)));
+  CHECK(same_bits(from_handle, row_major_weights(split_model)));
   // Not one weight may come from the trainer's uniforms.
   const std::vector<double> trainer_weights = row_major_weights(trainer_model);
   int shared = 0;
   for (std::size_t i = 0; i < from_handle.size(); ++i) shared += from_handle[i] == trainer_weights[i];
-  EXPECT(shared == 0);
+  CHECK(shared == 0);
 
   // zeta_rbm_set_seed restarts the same stream; sampling continues it as the core does.
-  EXPECT(zeta_rbm_set_seed(rbm, kSeed) == ZETA_OK);
-  EXPECT(zeta_rbm_init_from_data(rbm, rows.data(), kRows, 0.5) == ZETA_OK);
-  EXPECT(same_bits(handle_weights(rbm), from_handle));
+  EXPECT_OK(zeta_rbm_set_seed(rbm, kSeed));
+  EXPECT_OK(zeta_rbm_init_from_data(rbm, rows.data(), kRows, 0.5));
+  CHECK(same_bits(handle_weights(rbm), from_handle));
   std::vector<double> samples(5 * kVisible);
-  EXPECT(zeta_rbm_sample(rbm, 5, 3, samples.data()) == ZETA_OK);
+  EXPECT_OK(zeta_rbm_sample(rbm, 5, 3, samples.data()));
   const zeta::MatrixD core_samples = zeta::gibbs_samples(split_model, 5, 3, split_stream);
   std::vector<double> core_rows;
   for (Eigen::Index r = 0; r < core_samples.rows(); ++r)
     for (Eigen::Index k = 0; k < core_samples.cols(); ++k) core_rows.push_back(core_samples(r, k));
-  EXPECT(same_bits(samples, core_rows));
+  CHECK(same_bits(samples, core_rows));
   zeta_rbm_free(rbm);
 
-  if (g_failures == 0) {
-    std::printf("rbm_handle_vs_core: all checks passed\n");
-    return 0;
-  }
-  std::fprintf(stderr, "rbm_handle_vs_core: %d check(s) failed\n", g_failures);
-  return 1;
+  return TEST_SUMMARY("rbm_handle_vs_core");
 }
