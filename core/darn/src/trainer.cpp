@@ -1,6 +1,7 @@
 #include "zeta/darn/trainer.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -8,6 +9,7 @@
 
 #include "network_math.hpp"
 #include "zeta/base/error.hpp"
+#include "zeta/base/kernels.hpp"
 
 namespace zeta {
 
@@ -20,8 +22,10 @@ using darn_detail::NetworkPass;
 namespace {
 
 constexpr std::uint32_t kTrainerLayout = 1;
-constexpr double kRmspropEpsilon = 1e-4;  // Graves 2013
-constexpr double kSignalDecay = 0.8;      // running moments of the REINFORCE signal (Mnih & Gregor 2014)
+constexpr std::int64_t kParallelParameters = 1 << 16;  // fewer: a second thread costs more than it saves
+constexpr std::int64_t kSegment = 512;                 // entries of a plain block per segment (5 double arrays x 4 KiB)
+constexpr double kRmspropEpsilon = 1e-4;               // Graves 2013
+constexpr double kSignalDecay = 0.8;                   // running moments of the REINFORCE signal (Mnih & Gregor 2014)
 
 template <class S>
 void store(const LayerGradient<S>& g, StochasticLayer& out, bool is_prior) {
@@ -217,15 +221,24 @@ DarnTrainer::DarnTrainer(Darn& model, const DarnTraining& config)
   step_ = VectorD::Zero(n);
   baseline_weight_ = VectorD::Zero(model_.n_visible());
   baseline_state_ = VectorD::Zero(3 * (model_.n_visible() + 1));
-  if (config_.weight_noise) {
-    static_assert(MatrixD::IsRowMajor, "the structural-zero mask assumes row-major blocks");
-    free_.resize(n);
-    Eigen::Index offset = 0;
-    for (const DarnBlockInfo& b : model_.blocks()) {
-      for (std::int64_t r = 0; r < b.rows; ++r) {
-        for (std::int64_t c = 0; c < b.cols; ++c) free_[offset++] = !b.strictly_lower || c < r ? 1.0 : 0.0;
-      }
+  std::int64_t block_first = 0;
+  for (const DarnBlockInfo& b : model_.blocks()) {
+    const std::size_t block = block_offset_.size();
+    block_offset_.push_back(block_first);
+    static_assert(MatrixD::IsRowMajor, "a triangle row's free entries are contiguous only in row-major blocks");
+    for (std::int64_t first = 0; first < b.rows * b.cols; first += kSegment) {
+      const std::int64_t len = std::min(kSegment, b.rows * b.cols - first);
+      chunks_.push_back({block, first, len, len});
+      if (!b.strictly_lower) segments_.push_back({block, first, len, len});
     }
+    if (b.strictly_lower) {
+      for (std::int64_t r = 0; r < b.rows; ++r) segments_.push_back({block, r * b.cols, b.cols, std::min(r, b.cols)});
+    }
+    block_first += b.rows * b.cols;
+  }
+  if (config_.weight_noise) {
+    free_ = VectorD::Zero(n);
+    for (const Segment& s : segments_) free_.segment(block_offset_[s.block] + s.first, s.free).setOnes();
     log_sigma_ = VectorD::Constant(n, std::log(config_.weight_noise_init));
     noise_mean_square_ = VectorD::Zero(n);
     noise_mean_ = VectorD::Zero(n);
@@ -254,29 +267,37 @@ VectorD flatten(const Darn& m) {
   return v;
 }
 
-// The optimal Gaussian prior of one block (Graves 2011): the mean of its free parameters' μ and the mean of
-// σ² + (μ − μ_P)² over them.
-struct BlockPrior {
-  double mean = 0.0;
-  double variance = 0.0;
-  std::int64_t free = 0;
-};
+}  // namespace
 
-BlockPrior block_prior(const double* mu, const double* sigma, const double* free, std::int64_t n) {
-  BlockPrior p;
-  for (std::int64_t i = 0; i < n; ++i) {
-    if (free[i] == 0.0) continue;
-    p.mean += mu[i];
-    ++p.free;
+// The optimal Gaussian prior of each block (Graves 2011): the mean of its free parameters' μ and the mean of
+// σ² + (μ − μ_P)² over them (a block without free parameters keeps 0 and 0).
+std::vector<DarnTrainer::BlockPrior> DarnTrainer::block_priors(const VectorD& sigma) const {
+  std::vector<BlockPrior> priors(block_offset_.size());
+  const auto mu = model_.parameter_spans();
+  for (const Segment& s : segments_) {
+    const double* m = mu[s.block].first + s.first;
+    for (std::int64_t i = 0; i < s.free; ++i) priors[s.block].mean += m[i];
+    priors[s.block].free += s.free;
   }
-  if (p.free == 0) return p;
-  p.mean /= static_cast<double>(p.free);
-  for (std::int64_t i = 0; i < n; ++i) {
-    if (free[i] != 0.0) p.variance += sigma[i] * sigma[i] + (mu[i] - p.mean) * (mu[i] - p.mean);
+  for (BlockPrior& p : priors) {
+    if (p.free > 0) p.mean /= static_cast<double>(p.free);
   }
-  p.variance /= static_cast<double>(p.free);
-  return p;
+  for (const Segment& s : segments_) {
+    const double* m = mu[s.block].first + s.first;
+    const double* sg = sigma.data() + block_offset_[s.block] + s.first;
+    BlockPrior& p = priors[s.block];
+    for (std::int64_t i = 0; i < s.free; ++i) {
+      const double d = m[i] - p.mean;
+      p.variance += sg[i] * sg[i] + d * d;
+    }
+  }
+  for (BlockPrior& p : priors) {
+    if (p.free > 0) p.variance /= static_cast<double>(p.free);
+  }
+  return priors;
 }
+
+namespace {
 
 // The spans of a flat vector cut as a model's parameter blocks.
 std::vector<std::pair<double*, std::int64_t>> blocks_of(VectorD& v, const Darn& shape) {
@@ -344,29 +365,7 @@ double DarnTrainer::train_batch_with(const MatrixD& x, std::int64_t noise_exampl
   if (config_.weight_noise) {
     require(noise_examples > 0,
             "DARN weight noise: set weight_noise_examples (the training set's size) to train batch by batch");
-    epsilon_.resize(free_.size());
-    std::int64_t drawn = 0;
-    for (Eigen::Index i = 0; i < epsilon_.size(); ++i) {
-      epsilon_[i] = free_[i] != 0.0 ? rng_.normal() : 0.0;
-      drawn += free_[i] != 0.0;
-    }
-    // Normals come in pairs; an even count leaves no spare behind, so a file saved between steps (which keeps
-    // the generator's state, not a spare) resumes exactly.
-    if (drawn % 2 == 1) rng_.normal();
-    // The gradient is taken at θ = μ + σ ∘ ε, held in a second model (buffers kept between batches: fresh ones
-    // cost page faults on every batch); the model itself keeps μ throughout.
-    sigma_ = log_sigma_.array().exp();
-    if (!noisy_) noisy_ = std::make_unique<Darn>(model_.structure());
-    const auto mu_blocks = model_.parameter_spans();
-    const auto theta_blocks = noisy_->mutable_parameter_spans();
-    std::int64_t offset = 0;
-    for (std::size_t b = 0; b < mu_blocks.size(); ++b) {
-      const std::int64_t n = mu_blocks[b].second;
-      Eigen::Map<Eigen::ArrayXd>(theta_blocks[b].first, n) = Eigen::Map<const Eigen::ArrayXd>(mu_blocks[b].first, n) +
-                                                             sigma_.segment(offset, n).array() *
-                                                                 epsilon_.segment(offset, n).array();
-      offset += n;
-    }
+    draw_weight_noise();
     engine_->sync(*noisy_);
   } else {
     engine_->sync(model_);
@@ -377,9 +376,11 @@ double DarnTrainer::train_batch_with(const MatrixD& x, std::int64_t noise_exampl
   // g holds sums over the batch; the optimiser scales them to means as it reads them. Checked before anything
   // changes, so a diverged step leaves the model as it was.
   const double inv = 1.0 / static_cast<double>(x.rows());
-  for (auto [p, n] : g.parameter_spans()) {
-    if (!Eigen::Map<const Eigen::ArrayXd>(p, n).allFinite())
-      throw Error(ErrorCode::kNumeric, "DARN training diverged: non-finite gradient");
+  if (!config_.weight_noise) {  // the weight-noise path checks as it forms its gradients
+    for (auto [p, n] : g.parameter_spans()) {
+      if (!Eigen::Map<const Eigen::ArrayXd>(p, n).allFinite())
+        throw Error(ErrorCode::kNumeric, "DARN training diverged: non-finite gradient");
+    }
   }
   // The REINFORCE baseline regresses the cost on x (squared error), with the same optimiser; the signal's
   // running moments follow ℓ − b(x).
@@ -401,22 +402,12 @@ double DarnTrainer::train_batch_with(const MatrixD& x, std::int64_t noise_exampl
       signal_variance_ = kSignalDecay * signal_variance_ + (1.0 - kSignalDecay) * var;
     }
   }
-  double grad_scale = inv;
   if (config_.weight_noise) {
     const auto g_blocks = g.mutable_parameter_spans();
-    bool finite = true;
-    for (auto [p, n] : g_blocks) Eigen::Map<Eigen::ArrayXd>(p, n) *= inv;
-    grad_scale = 1.0;
-    add_weight_noise_gradients(g_blocks, epsilon_, sigma_, noise_examples, log_sigma_grad_);
-    for (auto [p, n] : g_blocks) finite = finite && Eigen::Map<const Eigen::ArrayXd>(p, n).allFinite();
-    if (!finite || !log_sigma_grad_.allFinite()) {
-      throw Error(ErrorCode::kNumeric, "DARN training diverged: non-finite weight-noise gradient");
-    }
-  }
-  apply(g, grad_scale, baseline_grad, baseline_bias_grad);
-  if (config_.weight_noise) {
-    rmsprop(log_sigma_.data(), log_sigma_grad_.data(), log_sigma_.size(), noise_mean_square_.data(), noise_mean_.data(),
-            noise_step_.data(), config_);
+    add_weight_noise_gradients(g_blocks, inv, epsilon_, sigma_, priors_, noise_examples, log_sigma_grad_);
+    apply(g, 1.0, baseline_grad, baseline_bias_grad, &log_sigma_grad_);
+  } else {
+    apply(g, inv, baseline_grad, baseline_bias_grad);
   }
   ++steps_;
   return mean_cost;
@@ -435,6 +426,47 @@ void DarnTrainer::set_weight_sigma(const VectorD& sigma) {
   }
 }
 
+void DarnTrainer::draw_weight_noise() {
+  // The gradient is taken at θ = μ + σ ∘ ε, held in a second model (buffers kept between batches: fresh ones
+  // cost page faults on every batch); the model itself keeps μ throughout.
+  epsilon_.resize(log_sigma_.size());
+  if (!noisy_) noisy_ = std::make_unique<Darn>(model_.structure());
+  std::int64_t drawn = 0;
+  // ε comes from the one generator, in order. σ = exp(log σ) and the blocks' priors do not need it, so another
+  // thread computes them meanwhile.
+#pragma omp parallel sections if (log_sigma_.size() >= kParallelParameters)
+  {
+#pragma omp section
+    {
+      for (const Segment& s : segments_) {
+        double* eps = epsilon_.data() + block_offset_[s.block] + s.first;
+        rng_.fill_normal(eps, s.free);
+        std::fill(eps + s.free, eps + s.length, 0.0);
+        drawn += s.free;
+      }
+    }
+#pragma omp section
+    {
+      sigma_ = log_sigma_.array().exp();
+      priors_ = block_priors(sigma_);
+    }
+  }
+  // Normals come in pairs; an even count leaves no spare behind, so a file saved between steps (which keeps
+  // the generator's state, not a spare) resumes exactly.
+  if (drawn % 2 == 1) rng_.normal();
+  const auto mu = model_.parameter_spans();
+  const auto theta = noisy_->mutable_parameter_spans();
+  for_row_blocks(static_cast<Eigen::Index>(segments_.size()), kSegment, [&](Eigen::Index first, Eigen::Index count) {
+    for (Eigen::Index j = first; j < first + count; ++j) {
+      const Segment& s = segments_[static_cast<std::size_t>(j)];
+      const std::int64_t at = block_offset_[s.block] + s.first;
+      const Eigen::Map<const Eigen::ArrayXd> mu_seg(mu[s.block].first + s.first, s.length);
+      const auto noise = sigma_.segment(at, s.length).array() * epsilon_.segment(at, s.length).array();
+      Eigen::Map<Eigen::ArrayXd>(theta[s.block].first + s.first, s.length) = mu_seg + noise;
+    }
+  });
+}
+
 void DarnTrainer::weight_noise_gradients(const Darn& data_gradient, const VectorD& epsilon, std::int64_t examples,
                                          VectorD& mu_gradient, VectorD& log_sigma_gradient) const {
   require(config_.weight_noise, "DARN weight-noise gradients: the trainer has no weight noise");
@@ -443,36 +475,45 @@ void DarnTrainer::weight_noise_gradients(const Darn& data_gradient, const Vector
   require(mu_gradient.size() == free_.size() && epsilon.size() == free_.size(),
           "DARN weight-noise gradients: sizes differ from the model's");
   const VectorD sigma = log_sigma_.array().exp();
-  add_weight_noise_gradients(blocks_of(mu_gradient, model_), epsilon, sigma, examples, log_sigma_gradient);
+  add_weight_noise_gradients(blocks_of(mu_gradient, model_), 1.0, epsilon, sigma, block_priors(sigma), examples,
+                             log_sigma_gradient);
 }
 
 void DarnTrainer::add_weight_noise_gradients(const std::vector<std::pair<double*, std::int64_t>>& g_blocks,
-                                             const VectorD& epsilon, const VectorD& sigma, std::int64_t examples,
+                                             double data_scale, const VectorD& epsilon, const VectorD& sigma,
+                                             const std::vector<BlockPrior>& priors, std::int64_t examples,
                                              VectorD& log_sigma_gradient) const {
   // Per example the objective is the batch's mean description length at θ plus KL(N(μ, σ²) ‖ prior) / N. With
   // the prior at its optimum its own gradient vanishes, so per free parameter
   //   ∂/∂μ_i     = g_i + (μ_i − μ_P) / (N σ_P²),
   //   ∂/∂log σ_i = g_i ε_i σ_i + (σ_i² / σ_P² − 1) / N.
+  // One pass, shared among the threads a segment at a time, each segment checked while it is in cache; nothing
+  // outside the gradients changes.
   const double inv_n = 1.0 / static_cast<double>(examples);
   log_sigma_gradient.resize(free_.size());
   const auto mu_blocks = model_.parameter_spans();
-  Eigen::Index first = 0;
-  for (std::size_t b = 0; b < mu_blocks.size(); ++b) {
-    const double* mu = mu_blocks[b].first;
-    double* g = g_blocks[b].first;
-    const std::int64_t n = mu_blocks[b].second;
-    const BlockPrior prior = block_prior(mu, sigma.data() + first, free_.data() + first, n);
-    for (std::int64_t i = 0; i < n; ++i) {
-      const Eigen::Index k = first + i;
-      if (free_[k] == 0.0 || prior.free == 0) {
-        log_sigma_gradient[k] = 0.0;
-        continue;
+  std::atomic<bool> data_finite{true}, finite{true};
+  for_row_blocks(static_cast<Eigen::Index>(segments_.size()), kSegment, [&](Eigen::Index first, Eigen::Index count) {
+    for (Eigen::Index j = first; j < first + count; ++j) {
+      const Segment& s = segments_[static_cast<std::size_t>(j)];
+      const BlockPrior& prior = priors[s.block];
+      const std::int64_t k = block_offset_[s.block] + s.first;
+      const double* mu = mu_blocks[s.block].first + s.first;
+      double* g = g_blocks[s.block].first + s.first;
+      Eigen::Map<Eigen::ArrayXd> g_seg(g, s.length), lsg_seg(log_sigma_gradient.data() + k, s.length);
+      if (!g_seg.allFinite()) data_finite.store(false, std::memory_order_relaxed);
+      g_seg *= data_scale;
+      for (std::int64_t i = 0; i < s.free; ++i) {
+        lsg_seg[i] = g[i] * epsilon[k + i] * sigma[k + i] +
+                     inv_n * (sigma[k + i] * sigma[k + i] / prior.variance - 1.0);
+        g[i] += inv_n * (mu[i] - prior.mean) / prior.variance;
       }
-      log_sigma_gradient[k] = g[i] * epsilon[k] * sigma[k] + inv_n * (sigma[k] * sigma[k] / prior.variance - 1.0);
-      g[i] += inv_n * (mu[i] - prior.mean) / prior.variance;
+      lsg_seg.tail(s.length - s.free).setZero();
+      if (!g_seg.allFinite() || !lsg_seg.allFinite()) finite.store(false, std::memory_order_relaxed);
     }
-    first += n;
-  }
+  });
+  if (!data_finite) throw Error(ErrorCode::kNumeric, "DARN training diverged: non-finite gradient");
+  if (!finite) throw Error(ErrorCode::kNumeric, "DARN training diverged: non-finite weight-noise gradient");
 }
 
 VectorD DarnTrainer::weight_sigma() const {
@@ -484,29 +525,33 @@ double DarnTrainer::weight_description_length() const {
   if (!config_.weight_noise) return 0.0;
   // With the optimal prior, KL = Σ_i log(σ_P / σ_i) over the free parameters of each block.
   const VectorD sigma = log_sigma_.array().exp();
+  const std::vector<BlockPrior> priors = block_priors(sigma);
   double kl = 0.0;
-  Eigen::Index first = 0;
-  for (auto [p, n] : model_.parameter_spans()) {
-    const BlockPrior prior = block_prior(p, sigma.data() + first, free_.data() + first, n);
-    for (Eigen::Index i = first; i < first + n; ++i) {
-      if (free_[i] != 0.0) kl += 0.5 * std::log(prior.variance) - log_sigma_[i];
-    }
-    first += n;
+  for (const Segment& s : segments_) {
+    const double* log_sigma = log_sigma_.data() + block_offset_[s.block] + s.first;
+    for (std::int64_t i = 0; i < s.free; ++i) kl += 0.5 * std::log(priors[s.block].variance) - log_sigma[i];
   }
   return kl;
 }
 
 void DarnTrainer::apply(const Darn& gradient, double grad_scale, const VectorD& baseline_gradient,
-                        double baseline_bias_gradient) {
+                        double baseline_bias_gradient, const VectorD* log_sigma_gradient) {
+  // μ and (with weight noise) log σ step together, a chunk of each at a time, so that its state arrays are
+  // read and written while in cache; the chunks are shared among the threads.
   const auto grads = gradient.parameter_spans();
-  auto params = model_.mutable_parameter_spans();
-  std::int64_t offset = 0;
-  for (std::size_t b = 0; b < params.size(); ++b) {
-    const std::int64_t n = params[b].second;
-    rmsprop(params[b].first, grads[b].first, n, mean_square_.data() + offset, mean_.data() + offset,
-            step_.data() + offset, config_, grad_scale);
-    offset += n;
-  }
+  const auto params = model_.mutable_parameter_spans();
+  for_row_blocks(static_cast<Eigen::Index>(chunks_.size()), kSegment, [&](Eigen::Index first, Eigen::Index count) {
+    for (Eigen::Index j = first; j < first + count; ++j) {
+      const Segment& s = chunks_[static_cast<std::size_t>(j)];
+      const std::int64_t at = block_offset_[s.block] + s.first;
+      rmsprop(params[s.block].first + s.first, grads[s.block].first + s.first, s.length, mean_square_.data() + at,
+              mean_.data() + at, step_.data() + at, config_, grad_scale);
+      if (log_sigma_gradient) {
+        rmsprop(log_sigma_.data() + at, log_sigma_gradient->data() + at, s.length, noise_mean_square_.data() + at,
+                noise_mean_.data() + at, noise_step_.data() + at, config_);
+      }
+    }
+  });
   if (baseline_gradient.size()) {
     const std::int64_t n = baseline_weight_.size();
     double* st = baseline_state_.data();

@@ -1,10 +1,15 @@
 // Adaptive weight noise for DARN training (Graves 2011): the weights' description length against its definition
 // and its optimality in the prior, its gradients against finite differences, the structural zeros of the
-// autoregressive blocks, exact resumption from files, and training that raises the exact likelihood.
+// autoregressive blocks, exact resumption from files, training that raises the exact likelihood, and the same
+// training on any number of threads.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "test_util.hpp"
 #include "zeta/base/data.hpp"
@@ -229,6 +234,33 @@ TEST(DarnWeightNoise, TrainingRaisesTheExactLikelihoodAndFilesResumeExactly) {
   EXPECT_TRUE(network.trainer.weight_sigma().allFinite());
   EXPECT_GT(network.trainer.weight_description_length(), 0.0);
 }
+
+#ifdef _OPENMP
+TEST(DarnWeightNoise, TrainingIsTheSameOnAnyNumberOfThreads) {
+  // 108,000 parameters: enough for the per-parameter passes (the draw, the gradients, the step) to be shared
+  // among the threads; batches of 4 rows keep every product on one thread, so any difference is theirs.
+  DarnStructure s;
+  s.sizes = {100, 150};
+  s.deterministic = 150;
+  s.autoregressive_visible = true;
+  Rng data(4);
+  MatrixD x(4, 100);
+  for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = data.uniform() < 0.3 ? 1.0 : 0.0;
+  const int saved = omp_get_max_threads();
+  std::vector<Bytes> files;
+  for (int threads : {1, 2, 3}) {
+    omp_set_num_threads(threads);
+    Rng rng(6);
+    DarnNetwork network(Darn(s, rng), noisy(1000));
+    ASSERT_GT(network.model.parameter_count(), 100000);
+    network.trainer.train_epochs(x, 4, 5);
+    files.push_back(serialize_darn(network));
+  }
+  omp_set_num_threads(saved);
+  EXPECT_EQ(files[1], files[0]);
+  EXPECT_EQ(files[2], files[0]);
+}
+#endif
 
 TEST(DarnWeightNoise, SettingsAndInputsAreChecked) {
   Rng rng(1);

@@ -110,13 +110,36 @@ class DarnTrainer {
   class EngineImpl;
   friend class Engine;
 
-  // One optimiser step from grad_scale · gradient (and the REINFORCE baseline's gradient, when it has one).
-  void apply(const Darn& gradient, double grad_scale, const VectorD& baseline_gradient, double baseline_bias_gradient);
+  // The Gaussian prior of one parameter block at its optimum for the current μ and σ (Graves 2011).
+  struct BlockPrior {
+    double mean = 0.0;
+    double variance = 0.0;
+    std::int64_t free = 0;  // free parameters of the block
+  };
+  std::vector<BlockPrior> block_priors(const VectorD& sigma) const;
+  // A run of one block's parameters whose first `free` entries are free and the rest structural zeros: a row of
+  // a strictly lower triangle or up to 512 entries of another block. The per-parameter passes work in segments.
+  struct Segment {
+    std::size_t block;
+    std::int64_t first;  // within the block
+    std::int64_t length;
+    std::int64_t free;
+  };
+
+  // One optimiser step from grad_scale · gradient (and the REINFORCE baseline's gradient, when it has one); with
+  // log_sigma_gradient, log σ takes its step too.
+  void apply(const Darn& gradient, double grad_scale, const VectorD& baseline_gradient, double baseline_bias_gradient,
+             const VectorD* log_sigma_gradient = nullptr);
   double train_batch_with(const MatrixD& x, std::int64_t noise_examples);
-  // Adds the weights' description length gradient (1/N of it) to the μ gradient (g_blocks: its blocks in
-  // parameter_spans() order) and forms the log σ gradient from the draw ε (flat, in that order); sigma = exp(log σ).
-  void add_weight_noise_gradients(const std::vector<std::pair<double*, std::int64_t>>& g_blocks, const VectorD& epsilon,
-                                  const VectorD& sigma, std::int64_t examples, VectorD& log_sigma_gradient) const;
+  // Draws ε (one normal per free parameter, 0 for a structural zero), sets σ and the priors, and sets the noisy
+  // model to θ = μ + σ ∘ ε.
+  void draw_weight_noise();
+  // Scales the data gradient (g_blocks: its blocks in parameter_spans() order) by data_scale, adds the weights'
+  // description length gradient (1/N of it) and forms the log σ gradient from the draw ε (flat, in that order);
+  // sigma = exp(log σ). Throws Error(kNumeric) if a gradient is not finite.
+  void add_weight_noise_gradients(const std::vector<std::pair<double*, std::int64_t>>& g_blocks, double data_scale,
+                                  const VectorD& epsilon, const VectorD& sigma, const std::vector<BlockPrior>& priors,
+                                  std::int64_t examples, VectorD& log_sigma_gradient) const;
 
   Darn& model_;
   DarnTraining config_;
@@ -133,12 +156,18 @@ class DarnTrainer {
   double signal_mean_ = 0.0;
   double signal_variance_ = 1.0;
   bool signal_started_ = false;
+  std::vector<Segment> segments_;  // every parameter, in parameter_spans() order
+  // The optimiser's pieces: 512 entries of a block at a time, triangles included (where a piece is cut decides
+  // which entries take a vectorised step and which the scalar one, and the two round differently).
+  std::vector<Segment> chunks_;
+  std::vector<std::int64_t> block_offset_;  // each block's first entry in the flat parameter order
   // Weight noise: 1 for a free parameter, 0 for a structural zero; log σ and its RMSprop state.
   VectorD free_;
   VectorD log_sigma_, noise_mean_square_, noise_mean_, noise_step_;
   // Per-batch buffers of the weight-noise step, kept so that a batch allocates nothing: ε, σ = exp(log σ), the
-  // log σ gradient, and the model at θ = μ + σ ∘ ε.
+  // blocks' priors, the log σ gradient, and the model at θ = μ + σ ∘ ε.
   VectorD epsilon_, sigma_, log_sigma_grad_;
+  std::vector<BlockPrior> priors_;
   std::unique_ptr<Darn> noisy_;
 };
 
