@@ -164,8 +164,8 @@ class DarnTrainer {
   // Weight noise: 1 for a free parameter, 0 for a structural zero; log σ and its RMSprop state.
   VectorD free_;
   VectorD log_sigma_, noise_mean_square_, noise_mean_, noise_step_;
-  // Per-batch buffers of the weight-noise step, kept so that a batch allocates nothing: ε, σ = exp(log σ), the
-  // blocks' priors, the log σ gradient, and the model at θ = μ + σ ∘ ε.
+  // Per-batch buffers of the weight-noise step, kept so that a batch allocates no parameter-sized array: ε,
+  // σ = exp(log σ), the log σ gradient and the model at θ = μ + σ ∘ ε; and the blocks' priors (a few per block).
   VectorD epsilon_, sigma_, log_sigma_grad_;
   std::vector<BlockPrior> priors_;
   std::unique_ptr<Darn> noisy_;
