@@ -17,7 +17,7 @@ CommandLine::CommandLine()
   // zeta was built, cmake/ZetaBlas.cmake) and the instruction set.
   app_.set_version_flag("--version", [] {
     return std::string("zeta ") + ZETA_CLI_VERSION + "\nproducts: " + zeta::gemm_backend() +
-           "\nSIMD: " + Eigen::SimdInstructionSetsInUse();
+           "\nSIMD: " + zeta::simd_instruction_sets();
   });
 }
 

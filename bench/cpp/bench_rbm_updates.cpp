@@ -376,7 +376,7 @@ int main(int argc, char** argv) {
     out.precision(6);
     out << "{\n  \"threads\": " << threads << ",\n  \"eigen_threads\": " << Eigen::nbThreads()
         << ",\n  \"eigen_version\": \"" << EIGEN_WORLD_VERSION << "." << EIGEN_MAJOR_VERSION << "."
-        << EIGEN_MINOR_VERSION << "\",\n  \"simd\": \"" << Eigen::SimdInstructionSetsInUse()
+        << EIGEN_MINOR_VERSION << "\",\n  \"simd\": \"" << zeta::simd_instruction_sets()
         << "\",\n  \"n_visible\": " << n_visible << ",\n  \"n_hidden\": " << n_hidden << ",\n  \"batch\": " << batch
         << ",\n  \"backend\": \"" << zeta::gemm_backend() << "\",\n  \"cpu_vector_extensions\": \""
         << cpu_vector_extensions() << "\",\n  \"repeats\": " << repeats << ",\n  \"min_time\": " << min_time

@@ -374,6 +374,55 @@ void gemm(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op
   eigen_gemm(a, op_a, b, op_b, c, alpha, beta);
 }
 
+const char* simd_instruction_sets() {
+  // Widest first; each entry is a compiler macro the target defines, so the list is fixed when zeta is built.
+  static const char* const kSets =
+      ""
+#if defined(__AVX512F__)
+      " avx512f"
+#endif
+#if defined(__AVX512BW__)
+      " avx512bw"
+#endif
+#if defined(__AVX512DQ__)
+      " avx512dq"
+#endif
+#if defined(__AVX512VL__)
+      " avx512vl"
+#endif
+#if defined(__FMA__)
+      " fma"
+#endif
+#if defined(__AVX2__)
+      " avx2"
+#endif
+#if defined(__AVX__)
+      " avx"
+#endif
+#if defined(__SSE4_2__)
+      " sse4_2"
+#endif
+#if defined(__SSE4_1__)
+      " sse4_1"
+#endif
+#if defined(__SSSE3__)
+      " ssse3"
+#endif
+#if defined(__SSE2__)
+      " sse2"
+#endif
+#if defined(__wasm_simd128__)
+      " simd128"
+#endif
+#if defined(__ARM_NEON) && defined(__aarch64__)
+      " asimd"
+#elif defined(__ARM_NEON)
+      " neon"
+#endif
+      ;
+  return kSets[0] == ' ' ? kSets + 1 : kSets;
+}
+
 const char* gemm_backend() {
 #if defined(ZETA_BLAS_OPENBLAS)
   return "openblas";

@@ -6,7 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <limits>
+#include <set>
+#include <sstream>
 #include <string>
 
 #ifdef _OPENMP
@@ -139,6 +143,24 @@ TEST(Gemm, SameInputsSameBits) {
 TEST(Gemm, NamesItsBackend) {
   const std::string backend = gemm_backend();
   EXPECT_TRUE(backend == "openblas" || backend == "blis" || backend == "eigen") << backend;
+}
+
+// The build's extensions are spelled as the kernel spells the CPU's, and the CPU running the test has them all.
+TEST(Gemm, NamesTheSimdItWasBuiltFor) {
+  const std::string sets = simd_instruction_sets();
+#if defined(__AVX2__)
+  EXPECT_NE(sets.find("avx2"), std::string::npos) << sets;
+#endif
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line) && line.rfind("flags", 0) != 0) {
+  }
+  if (line.empty()) GTEST_SKIP() << "no /proc/cpuinfo flags line";
+  std::istringstream cpu_words(line.substr(line.find(':') + 1));
+  const std::set<std::string> cpu_flags{std::istream_iterator<std::string>(cpu_words), {}};
+  std::istringstream build_words(sets);
+  for (std::string set; build_words >> set;)
+    EXPECT_EQ(cpu_flags.count(set), 1u) << set << " is not among the CPU's flags";
 }
 
 template <class S>

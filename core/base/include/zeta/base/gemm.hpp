@@ -77,4 +77,9 @@ bool binary_products_counted();
 // "openblas", "blis" or "eigen": the backend this build's products run on.
 const char* gemm_backend();
 
+// The vector extensions this build was compiled for, spelled as /proc/cpuinfo spells them ("avx512f avx512bw
+// avx512dq avx512vl fma avx2 avx sse4_2 ..."; "simd128" in WebAssembly; "" for none): with the backend and the
+// thread count, what a seed's numbers depend on (FMA and vector width change the roundings).
+const char* simd_instruction_sets();
+
 }  // namespace zeta
