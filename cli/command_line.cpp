@@ -16,8 +16,12 @@ CommandLine::CommandLine()
   // What a seed's numbers depend on besides the thread count: the version, the products' backend (chosen when
   // zeta was built, cmake/ZetaBlas.cmake) and the instruction set.
   app_.set_version_flag("--version", [] {
-    return std::string("zeta ") + ZETA_CLI_VERSION + "\nproducts: " + zeta::gemm_backend() +
-           "\nSIMD: " + zeta::simd_instruction_sets();
+    std::string products = zeta::gemm_backend();
+    if (*zeta::gemm_kernels() != '\0') products += std::string(" (kernels: ") + zeta::gemm_kernels() + ")";
+    std::string text = std::string("zeta ") + ZETA_CLI_VERSION + "\nproducts: " + products +
+                       "\nSIMD: " + zeta::simd_instruction_sets();
+    if (*zeta::gemm_kernels_warning() != '\0') text += std::string("\nwarning: ") + zeta::gemm_kernels_warning();
+    return text;
   });
 }
 

@@ -19,3 +19,14 @@ inline SgemmFn load_cblas_sgemm(const char* path, int threads) {
   }
   return sgemm;
 }
+
+// The kernels the BLAS at path picked for this CPU (OpenBLAS's core name, BLIS's sub-configuration); "" when it
+// is not loaded or names none. Environment variables (OPENBLAS_CORETYPE, BLIS_ARCH_TYPE) can override its pick.
+inline const char* cblas_kernels(const char* path) {
+  void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND | RTLD_NOLOAD);
+  if (handle == nullptr) return "";
+  if (auto* corename = reinterpret_cast<char* (*)()>(dlsym(handle, "openblas_get_corename"))) return corename();
+  const auto query = reinterpret_cast<int (*)()>(dlsym(handle, "bli_arch_query_id"));
+  const auto name = reinterpret_cast<char* (*)(int)>(dlsym(handle, "bli_arch_string"));
+  return query != nullptr && name != nullptr ? name(query()) : "";
+}

@@ -106,6 +106,7 @@ struct GemmShape {
 struct Blas {
   std::string name;
   SgemmFn sgemm = nullptr;
+  std::string kernels;  // what the library picked for this CPU ("SkylakeX", "Zen", "skx", "generic", ...)
 };
 
 // The BLAS builds Debian installs (OpenMP variants, as zeta links).
@@ -119,8 +120,16 @@ std::vector<Blas> load_blas(int threads) {
     Blas b;
     b.name = name;
     b.sgemm = load_cblas_sgemm(path, threads);
+    b.kernels = cblas_kernels(path);
     if (b.sgemm != nullptr) out.push_back(b);
   }
+  return out;
+}
+
+// "openblas SkylakeX, blis skx": each loaded BLAS and the kernels it runs.
+std::string blas_kernels(const std::vector<Blas>& blas) {
+  std::string out;
+  for (const Blas& b : blas) out += (out.empty() ? "" : ", ") + b.name + " " + b.kernels;
   return out;
 }
 
@@ -378,7 +387,8 @@ int main(int argc, char** argv) {
         << ",\n  \"eigen_version\": \"" << EIGEN_WORLD_VERSION << "." << EIGEN_MAJOR_VERSION << "."
         << EIGEN_MINOR_VERSION << "\",\n  \"simd\": \"" << zeta::simd_instruction_sets()
         << "\",\n  \"n_visible\": " << n_visible << ",\n  \"n_hidden\": " << n_hidden << ",\n  \"batch\": " << batch
-        << ",\n  \"backend\": \"" << zeta::gemm_backend() << "\",\n  \"cpu_vector_extensions\": \""
+        << ",\n  \"backend\": \"" << zeta::gemm_backend() << "\",\n  \"backend_kernels\": \"" << zeta::gemm_kernels()
+        << "\",\n  \"blas_kernels\": \"" << blas_kernels(blas) << "\",\n  \"cpu_vector_extensions\": \""
         << cpu_vector_extensions() << "\",\n  \"repeats\": " << repeats << ",\n  \"min_time\": " << min_time
         << ",\n  \"configs\": [";
     bool first_config = true;

@@ -195,7 +195,8 @@ def blas_name(env):
         res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
         for lib in json.loads(res.stdout):
             if lib.get("user_api") == "blas":
-                return f"{lib['internal_api']} {lib.get('version') or ''}".strip()
+                arch = f" ({lib['architecture']} kernels)" if lib.get("architecture") else ""
+                return f"{lib['internal_api']} {lib.get('version') or ''}".strip() + arch
     except Exception:  # noqa: BLE001 - informational only
         pass
     path = os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3")
@@ -427,7 +428,12 @@ def make_report(results, configs, variants, facts, args):
     for k, v in facts.items():
         lines.append(f"- {k}: {v}")
     lines.append(f"- CPU vector extensions: {first_zeta.get('cpu_vector_extensions', '?')}")
-    lines.append(f"- zeta's products on: {first_zeta.get('backend', 'eigen')}")
+    kernels = first_zeta.get('backend_kernels')
+    lines.append(f"- zeta's products on: {first_zeta.get('backend', 'eigen')}" + (f" ({kernels} kernels)" if kernels else ""))
+    lines.append(f"- BLAS kernels picked for this CPU (the GEMM bound's BLAS columns): {first_zeta.get('blas_kernels', '?')}")
+    overrides = [f"{v}={os.environ[v]}" for v in ("OPENBLAS_CORETYPE", "BLIS_ARCH_TYPE") if v in os.environ]
+    if overrides:
+        lines.append("- kernel overrides in the environment (zeta, the bound and the peers alike): " + ", ".join(overrides))
     lines.append(f"- Eigen {first_zeta['eigen_version']}, SIMD: {first_zeta['simd']}")
     lines.append("- peers: " + "; ".join(sorted(set(peers_info))))
     lines += ["", "The machine is a shared 2-core VM: other jobs run at the same time (see the load averages), so "

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -431,6 +432,35 @@ const char* gemm_backend() {
 #else
   return "eigen";
 #endif
+}
+
+const char* gemm_kernels() {
+#if defined(ZETA_BLAS_OPENBLAS)
+  return openblas_get_corename();
+#elif defined(ZETA_BLAS_BLIS)
+  return bli_arch_string(bli_arch_query_id());
+#else
+  return "";
+#endif
+}
+
+const char* gemm_kernels_warning() {
+#if (defined(ZETA_BLAS_OPENBLAS) || defined(ZETA_BLAS_BLIS)) && defined(__x86_64__) && defined(__GNUC__)
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+      !__builtin_cpu_supports("avx512dq") || !__builtin_cpu_supports("avx512vl"))
+    return "";
+  const std::string kernels = gemm_kernels();
+#if defined(ZETA_BLAS_OPENBLAS)
+  if (kernels == "Zen" || kernels == "Haswell" || kernels == "Sandybridge" || kernels == "Prescott")
+    return "this CPU has AVX-512 but OpenBLAS runs kernels without it; OPENBLAS_CORETYPE=SkylakeX in the "
+           "environment selects its AVX-512 kernels";
+#else
+  if (kernels != "skx" && kernels != "knl" && kernels != "zen4" && kernels != "zen5")
+    return "this CPU has AVX-512 but BLIS runs kernels without it; BLIS_ARCH_TYPE=0 (skx in BLIS 0.9) in the "
+           "environment selects its AVX-512 kernels";
+#endif
+#endif
+  return "";
 }
 
 template void gemm<float>(ConstMatrixRef<float>, Transpose, ConstMatrixRef<float>, Transpose, MatrixRef<float>, float,

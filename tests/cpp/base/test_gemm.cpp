@@ -143,6 +143,9 @@ TEST(Gemm, SameInputsSameBits) {
 TEST(Gemm, NamesItsBackend) {
   const std::string backend = gemm_backend();
   EXPECT_TRUE(backend == "openblas" || backend == "blis" || backend == "eigen") << backend;
+  // A BLAS names the kernels it picked for this CPU; Eigen's are the build's own.
+  EXPECT_EQ(std::string(gemm_kernels()).empty(), backend == "eigen") << gemm_kernels();
+  if (backend == "eigen") EXPECT_STREQ(gemm_kernels_warning(), "");
 }
 
 // The build's extensions are spelled as the kernel spells the CPU's, and the CPU running the test has them all.

@@ -77,6 +77,15 @@ bool binary_products_counted();
 // "openblas", "blis" or "eigen": the backend this build's products run on.
 const char* gemm_backend();
 
+// The BLAS's own name for the kernels its products run on here ("SkylakeX", "Zen", "Haswell" for OpenBLAS; "skx",
+// "zen3", "generic" for BLIS), which it picks at load time from the CPU it recognises; "" for Eigen, whose
+// kernels are the build's (simd_instruction_sets).
+const char* gemm_kernels();
+
+// Non-empty when the BLAS runs narrower kernels than this CPU has (it does not recognise the CPU: Debian's
+// OpenBLAS 0.3.21 runs its Haswell kernels on an AMD family 26), naming the variable that selects its widest.
+const char* gemm_kernels_warning();
+
 // The vector extensions this build was compiled for, spelled as /proc/cpuinfo spells them ("avx512f avx512bw
 // avx512dq avx512vl fma avx2 avx sse4_2 ..."; "simd128" in WebAssembly; "" for none): with the backend and the
 // thread count, what a seed's numbers depend on (FMA and vector width change the roundings).
