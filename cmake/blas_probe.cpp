@@ -4,7 +4,9 @@
 // loaded with dlopen so that two CBLAS libraries do not clash). One thread, as the benchmarks' headline figures.
 //
 // Prints one line per backend, "name nanoseconds": the median over rounds of the time of one pass over every shape
-// (whole nanoseconds, as CMake compares integers only).
+// (whole nanoseconds, as CMake compares integers only); and "avx512 name SETTING=value" for a BLAS that runs
+// narrower kernels than this CPU has, with the environment setting that selects its AVX-512 ones (CMake then
+// times the probe again with it set).
 // Backends take turns within each round, so a busy neighbour slows them alike.
 #include <algorithm>
 #include <chrono>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "cblas_sgemm_loader.hpp"
+#include "zeta/base/gemm.hpp"
 #include "zeta/base/numerics.hpp"
 
 namespace {
@@ -67,6 +70,9 @@ int main(int argc, char** argv) {
     if (eq == std::string::npos) continue;
     const SgemmFn sgemm = load_cblas_sgemm(arg.substr(eq + 1).c_str(), 1);
     if (sgemm == nullptr) continue;
+    const std::string setting = zeta::avx512_kernels_setting(arg.substr(0, eq),
+                                                             cblas_kernels(arg.substr(eq + 1).c_str()));
+    if (!setting.empty()) std::printf("avx512 %s %s\n", arg.substr(0, eq).c_str(), setting.c_str());
     backends.emplace_back(arg.substr(0, eq), [sgemm](const Shape& s, Operands& o) {
       sgemm(101, s.trans_a ? 112 : 111, s.trans_b ? 112 : 111, static_cast<int>(o.c.rows()),
             static_cast<int>(o.c.cols()), static_cast<int>(s.trans_a ? s.a_rows : s.a_cols), 1.0f, o.a.data(),

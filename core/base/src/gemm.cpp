@@ -3,6 +3,7 @@
 #include <atomic>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -445,22 +446,20 @@ const char* gemm_kernels() {
 }
 
 const char* gemm_kernels_warning() {
-#if (defined(ZETA_BLAS_OPENBLAS) || defined(ZETA_BLAS_BLIS)) && defined(__x86_64__) && defined(__GNUC__)
-  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
-      !__builtin_cpu_supports("avx512dq") || !__builtin_cpu_supports("avx512vl"))
-    return "";
-  const std::string kernels = gemm_kernels();
-#if defined(ZETA_BLAS_OPENBLAS)
-  if (kernels == "Zen" || kernels == "Haswell" || kernels == "Sandybridge" || kernels == "Prescott")
-    return "this CPU has AVX-512 but OpenBLAS runs kernels without it; OPENBLAS_CORETYPE=SkylakeX in the "
-           "environment selects its AVX-512 kernels";
-#else
-  if (kernels != "skx" && kernels != "knl" && kernels != "zen4" && kernels != "zen5")
-    return "this CPU has AVX-512 but BLIS runs kernels without it; BLIS_ARCH_TYPE=0 (skx in BLIS 0.9) in the "
-           "environment selects its AVX-512 kernels";
-#endif
-#endif
-  return "";
+  // Fixed for the process: the BLAS picks its kernels once, when it is loaded.
+  static const std::string warning = [] {
+    const std::string setting = avx512_kernels_setting(gemm_backend(), gemm_kernels());
+    if (setting.empty()) return setting;
+    const std::string variable = setting.substr(0, setting.find('=')),
+                      unused = std::string("this CPU has AVX-512, which ") + gemm_backend() + "'s " + gemm_kernels() +
+                               " kernels leave unused; ";
+    // A variable already set was most likely set on purpose (some OpenBLAS builds compute wrong results on some
+    // processors with their own pick): name it, recommend nothing.
+    if (const char* value = std::getenv(variable.c_str()))
+      return unused + variable + "=" + value + " in the environment chose them";
+    return unused + setting + " in the environment selects its AVX-512 kernels";
+  }();
+  return warning.c_str();
 }
 
 template void gemm<float>(ConstMatrixRef<float>, Transpose, ConstMatrixRef<float>, Transpose, MatrixRef<float>, float,

@@ -8,6 +8,8 @@
 // model with the same instruction set.
 #pragma once
 
+#include <string>
+
 #include "zeta/base/numerics.hpp"
 
 namespace zeta {
@@ -82,9 +84,29 @@ const char* gemm_backend();
 // kernels are the build's (simd_instruction_sets).
 const char* gemm_kernels();
 
-// Non-empty when the BLAS runs narrower kernels than this CPU has (it does not recognise the CPU: Debian's
-// OpenBLAS 0.3.21 runs its Haswell kernels on an AMD family 26), naming the variable that selects its widest.
+// Non-empty when this build's BLAS runs narrower kernels than this CPU has, naming the setting that selects its
+// AVX-512 kernels (avx512_kernels_setting).
 const char* gemm_kernels_warning();
+
+// The environment setting that makes a BLAS ("openblas" or "blis") run its AVX-512 kernels when this CPU has
+// AVX-512 and the BLAS picked narrower ones (`kernels`, its own name for them): a BLAS that does not recognise a
+// CPU falls back to an older one (Debian's OpenBLAS 0.3.21 runs Haswell kernels on an AMD family 26, BLIS 0.9
+// generic ones). "" otherwise. Inline: cmake's configure-time BLAS probe uses it too.
+inline const char* avx512_kernels_setting(const std::string& blas, const std::string& kernels) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+      !__builtin_cpu_supports("avx512dq") || !__builtin_cpu_supports("avx512vl"))
+    return "";
+  if (blas == "openblas" && kernels != "SkylakeX" && kernels != "Cooperlake" && kernels != "SapphireRapids")
+    return "OPENBLAS_CORETYPE=SkylakeX";
+  if (blas == "blis" && kernels != "skx" && kernels != "knl" && kernels != "zen4" && kernels != "zen5")
+    return "BLIS_ARCH_TYPE=0";  // skx's number in BLIS 0.9
+#else
+  (void)blas;
+  (void)kernels;
+#endif
+  return "";
+}
 
 // The vector extensions this build was compiled for, spelled as /proc/cpuinfo spells them ("avx512f avx512bw
 // avx512dq avx512vl fma avx2 avx sse4_2 ..."; "simd128" in WebAssembly; "" for none): with the backend and the
