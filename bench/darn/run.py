@@ -50,6 +50,12 @@ def vector_extensions():
     return " ".join(sorted(f for f in flags if f.startswith(("avx", "fma", "sse4"))))
 
 
+def blas_overrides():
+    # Some machines set these on purpose; they choose the kernels of every OpenBLAS in the run (PyTorch's too).
+    set_ = [f"{v}={os.environ[v]}" for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "BLIS_ARCH_TYPE") if v in os.environ]
+    return " ".join(set_) if set_ else "none"
+
+
 def parse(output):
     rows = [r for r in csv.DictReader(io.StringIO("\n".join(l for l in output.splitlines() if not l.startswith("#"))))]
     return rows
@@ -89,7 +95,8 @@ def peer(args):
         print(results[-1], flush=True)
     with open(args.out, "w", newline="") as f:
         f.write(f"# hidden={args.hidden} det={args.det} epochs={args.epochs} lr={args.lr} threads={args.threads} "
-                f"cpu: {vector_extensions()} blas: {os.path.realpath('/usr/lib/x86_64-linux-gnu/libblas.so.3')}\n")
+                f"cpu: {vector_extensions()} blas: {os.path.realpath('/usr/lib/x86_64-linux-gnu/libblas.so.3')} "
+                f"kernel overrides: {blas_overrides()}\n")
         w = csv.DictWriter(f, fieldnames=list(results[0].keys()))
         w.writeheader()
         w.writerows(results)
