@@ -89,9 +89,9 @@ const char* gemm_kernels();
 const char* gemm_kernels_warning();
 
 // The environment setting that makes a BLAS ("openblas" or "blis") run its AVX-512 kernels when this CPU has
-// AVX-512 and the BLAS picked narrower ones (`kernels`, its own name for them): a BLAS that does not recognise a
-// CPU falls back to an older one (Debian's OpenBLAS 0.3.21 runs Haswell kernels on an AMD family 26, BLIS 0.9
-// generic ones). "" otherwise. Inline: cmake's configure-time BLAS probe uses it too.
+// AVX-512 and the BLAS runs narrower ones (`kernels`, its own name for them): a BLAS that does not recognise a
+// CPU falls back to older ones (BLIS 0.9 runs generic kernels on an AMD family 26), and an OPENBLAS_CORETYPE in
+// the environment overrides OpenBLAS's pick. "" otherwise. Inline: cmake's configure-time BLAS probe uses it too.
 inline const char* avx512_kernels_setting(const std::string& blas, const std::string& kernels) {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
