@@ -332,17 +332,19 @@ void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, T
     gemm<S>(a, op_a, b, op_b, c, alpha, S(0));
     return;
   }
-  // Break-even fractions of entries added up, against OpenBLAS and BLIS on the update's shapes
-  // (bench_rbm_updates, zeta_binary at half ones): for a·op(b) the sums run at 0.8 of the GEMM's rate per entry,
-  // so they pay below 0.4 of the entries; for aᵀ·b, whose right operand is small enough to stay in cache, they
-  // are faster even at half.
-  constexpr double kMaxFractionRows = 0.38, kMaxFractionColumns = 0.5;
+  // Break-even fractions of entries added up (bench_rbm_updates, zeta_binary at half ones; sweeps of the
+  // update's shapes at 5-35% ones). Against OpenBLAS and BLIS on AVX2 kernels, and Eigen: for a·op(b) the sums
+  // run at 0.8 of the GEMM's rate per entry, so they pay below 0.4 of the entries; for aᵀ·b, whose right operand
+  // is small enough to stay in cache, they are faster even at half. Against OpenBLAS's AVX-512 kernels (Zen 5,
+  // 150-190 GFLOP/s one thread) the sums break even at 28-36% ones for a·op(b), 22-30% for aᵀ·b.
+  static const bool wide_blas = avx512_kernels(gemm_backend(), gemm_kernels());  // fixed when the BLAS loads
+  const double max_fraction_rows = wide_blas ? 0.30 : 0.38, max_fraction_columns = wide_blas ? 0.25 : 0.5;
   bool summed = false;
   if (ta) {
     transpose_bits(a_bits, a.rows(), a.cols(), column_bits);
-    summed = sum_selected<S>(column_bits, inner, b, tb, kMaxFractionColumns, c);
+    summed = sum_selected<S>(column_bits, inner, b, tb, max_fraction_columns, c);
   } else {
-    summed = sum_selected<S>(a_bits, inner, b, tb, kMaxFractionRows, c);
+    summed = sum_selected<S>(a_bits, inner, b, tb, max_fraction_rows, c);
   }
   if (!summed) {
     gemm<S>(a, op_a, b, op_b, c, alpha, S(0));

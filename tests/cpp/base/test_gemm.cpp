@@ -145,10 +145,22 @@ TEST(Gemm, NamesItsBackend) {
   EXPECT_TRUE(backend == "openblas" || backend == "blis" || backend == "eigen") << backend;
   // A BLAS names the kernels it picked for this CPU; Eigen's are the build's own.
   EXPECT_EQ(std::string(gemm_kernels()).empty(), backend == "eigen") << gemm_kernels();
-  if (backend == "eigen") EXPECT_STREQ(gemm_kernels_warning(), "");
+  if (backend == "eigen") {
+    EXPECT_STREQ(gemm_kernels_warning(), "");
+  }
 }
 
 // The build's extensions are spelled as the kernel spells the CPU's, and the CPU running the test has them all.
+// Each BLAS's AVX-512 kernels by the names it gives them; narrower ones and Eigen are not.
+TEST(Gemm, KnowsWhichKernelsAreAvx512) {
+  for (const char* name : {"SkylakeX", "Cooperlake", "SapphireRapids"}) EXPECT_TRUE(avx512_kernels("openblas", name));
+  for (const char* name : {"skx", "knl", "zen4", "zen5"}) EXPECT_TRUE(avx512_kernels("blis", name));
+  for (const char* name : {"Haswell", "Zen", "Prescott", ""}) EXPECT_FALSE(avx512_kernels("openblas", name));
+  for (const char* name : {"zen3", "haswell", "generic"}) EXPECT_FALSE(avx512_kernels("blis", name));
+  EXPECT_FALSE(avx512_kernels("eigen", ""));
+  EXPECT_FALSE(avx512_kernels("blis", "SkylakeX"));
+}
+
 TEST(Gemm, NamesTheSimdItWasBuiltFor) {
   const std::string sets = simd_instruction_sets();
 #if defined(__AVX2__)
@@ -304,7 +316,8 @@ TEST(Gemm, BinarySumsSameBitsForAnyThreadCount) {
 #ifdef _OPENMP
   const int saved = omp_get_max_threads();
   Rng rng(22);
-  const Mat<float> a = random_binary<float>(200, 784, 0.31, rng), b = random_matrix<float>(784, 500, rng);
+  // A fifth ones: below the break-even of every backend, so both products are sums.
+  const Mat<float> a = random_binary<float>(200, 784, 0.2, rng), b = random_matrix<float>(784, 500, rng);
   const Mat<float> stats = random_matrix<float>(200, 500, rng);
   // One entry that is not 0 or 1, in the last row (the second thread's share of the packing): the GEMM instead.
   Mat<float> not_binary = a;
@@ -353,6 +366,13 @@ TEST(Gemm, BinarySumHandsOverToTheGemm) {
                           "few entries");
   expect_gemm_bits<float>(random_binary<float>(100, 784, 0.5, rng), Transpose::kNo, random_matrix<float>(784, 64, rng),
                           "half ones");
+  // A third ones: past the break-even against a BLAS's AVX-512 kernels (30% for a·b, 25% for aᵀ·b).
+  if (avx512_kernels(gemm_backend(), gemm_kernels())) {
+    expect_gemm_bits<float>(random_binary<float>(100, 784, 0.33, rng), Transpose::kNo,
+                            random_matrix<float>(784, 64, rng), "a third ones, AVX-512 BLAS");
+    expect_gemm_bits<float>(random_binary<float>(200, 784, 0.28, rng), Transpose::kYes,
+                            random_matrix<float>(200, 64, rng), "aT, 28% ones, AVX-512 BLAS");
+  }
   expect_gemm_bits<double>(random_binary<double>(100, 784, 0.1, rng), Transpose::kNo,
                            random_matrix<double>(784, 64, rng), "double");
 }

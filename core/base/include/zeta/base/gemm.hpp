@@ -59,8 +59,9 @@ void multiply_transposed_binary(ConstMatrixRef<S> a, ConstMatrixRef<S> b, Matrix
 // selects (for a row with more ones than zeros, op(b)'s column sums less the rows it leaves out). The additions run
 // in an order fixed by the bits, so the result is the same for every thread count, BLAS and vector width; it rounds
 // differently from gemm's. gemm instead for double (slower there), other values, c narrower than 32 columns, an
-// inner dimension below 64, no one-instruction bit count, or, for a·op(b), rows so near half ones that more than
-// 38% of the entries would be added up (the break-even).
+// inner dimension below 64, no one-instruction bit count, or more than the break-even fraction of the entries to
+// add up (rows near half ones): 38% for a·op(b) and 50% for aᵀ·op(b), or 30% and 25% where the backend is a BLAS
+// running its AVX-512 kernels. The break-even thus depends on the backend and its kernels, as gemm's bits do.
 template <class S>
 void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c,
                      S alpha = S(1));
@@ -88,6 +89,13 @@ const char* gemm_kernels();
 // AVX-512 kernels (avx512_kernels_setting).
 const char* gemm_kernels_warning();
 
+// Whether `kernels`, a BLAS's own name for the kernels it runs ("openblas" or "blis"), are its AVX-512 ones.
+inline bool avx512_kernels(const std::string& blas, const std::string& kernels) {
+  if (blas == "openblas") return kernels == "SkylakeX" || kernels == "Cooperlake" || kernels == "SapphireRapids";
+  if (blas == "blis") return kernels == "skx" || kernels == "knl" || kernels == "zen4" || kernels == "zen5";
+  return false;
+}
+
 // The environment setting that makes a BLAS ("openblas" or "blis") run its AVX-512 kernels when this CPU has
 // AVX-512 and the BLAS runs narrower ones (`kernels`, its own name for them): a BLAS that does not recognise a
 // CPU falls back to older ones (BLIS 0.9 runs generic kernels on an AMD family 26), and an OPENBLAS_CORETYPE in
@@ -97,10 +105,9 @@ inline const char* avx512_kernels_setting(const std::string& blas, const std::st
   if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
       !__builtin_cpu_supports("avx512dq") || !__builtin_cpu_supports("avx512vl"))
     return "";
-  if (blas == "openblas" && kernels != "SkylakeX" && kernels != "Cooperlake" && kernels != "SapphireRapids")
-    return "OPENBLAS_CORETYPE=SkylakeX";
-  if (blas == "blis" && kernels != "skx" && kernels != "knl" && kernels != "zen4" && kernels != "zen5")
-    return "BLIS_ARCH_TYPE=0";  // skx's number in BLIS 0.9
+  if (avx512_kernels(blas, kernels)) return "";
+  if (blas == "openblas") return "OPENBLAS_CORETYPE=SkylakeX";
+  if (blas == "blis") return "BLIS_ARCH_TYPE=0";  // skx's number in BLIS 0.9
 #else
   (void)blas;
   (void)kernels;
