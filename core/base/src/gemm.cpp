@@ -332,13 +332,19 @@ void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, T
     gemm<S>(a, op_a, b, op_b, c, alpha, S(0));
     return;
   }
-  // Break-even fractions of entries added up (bench_rbm_updates, zeta_binary at half ones; sweeps of the
-  // update's shapes at 5-35% ones). Against OpenBLAS and BLIS on AVX2 kernels, and Eigen: for a·op(b) the sums
-  // run at 0.8 of the GEMM's rate per entry, so they pay below 0.4 of the entries; for aᵀ·b, whose right operand
-  // is small enough to stay in cache, they are faster even at half. Against OpenBLAS's AVX-512 kernels (Zen 5,
-  // 150-190 GFLOP/s one thread) the sums break even at 28-36% ones for a·op(b), 22-30% for aᵀ·b.
+  // Break-even fractions of entries added up (bench_rbm_updates, zeta_binary; sweeps of the update's shapes at
+  // 5-38% ones). Against Eigen and BLAS kernels for AVX2: for a·op(b) the sums run at 0.8 of the GEMM's rate per
+  // entry, so they pay below 0.4 of the entries; for aᵀ·b, whose right operand is small enough to stay in cache,
+  // they are faster even at half. Against OpenBLAS's AVX-512 kernels (Zen 5, 150-190 GFLOP/s one thread), one
+  // thread: 0.34 for a·op(b) with 100 rows, 0.24-0.28 with 1000, 0.23-0.30 for aᵀ·b; two threads, where the sums
+  // scale better than that GEMM: above 0.38 with 100 rows, 0.30 with 1000, above 0.40 for aᵀ·b.
   static const bool wide_blas = avx512_kernels(gemm_backend(), gemm_kernels());  // fixed when the BLAS loads
-  const double max_fraction_rows = wide_blas ? 0.30 : 0.38, max_fraction_columns = wide_blas ? 0.25 : 0.5;
+  double max_fraction_rows = 0.38, max_fraction_columns = 0.5;
+  if (wide_blas) {
+    const bool one_thread = Eigen::nbThreads() <= 1, tall = c.rows() > 256;
+    max_fraction_rows = one_thread ? (tall ? 0.26 : 0.34) : (tall ? 0.30 : 0.38);
+    max_fraction_columns = one_thread ? 0.25 : 0.40;
+  }
   bool summed = false;
   if (ta) {
     transpose_bits(a_bits, a.rows(), a.cols(), column_bits);

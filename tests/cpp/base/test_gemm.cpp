@@ -366,12 +366,13 @@ TEST(Gemm, BinarySumHandsOverToTheGemm) {
                           "few entries");
   expect_gemm_bits<float>(random_binary<float>(100, 784, 0.5, rng), Transpose::kNo, random_matrix<float>(784, 64, rng),
                           "half ones");
-  // A third ones: past the break-even against a BLAS's AVX-512 kernels (30% for a·b, 25% for aᵀ·b).
+  // Past the break-even against a BLAS's AVX-512 kernels for any thread count: a third ones in 300 rows (26% for
+  // one thread, 30% for more), 45% for aᵀ·b (25%, 40%).
   if (avx512_kernels(gemm_backend(), gemm_kernels())) {
-    expect_gemm_bits<float>(random_binary<float>(100, 784, 0.33, rng), Transpose::kNo,
+    expect_gemm_bits<float>(random_binary<float>(300, 784, 0.33, rng), Transpose::kNo,
                             random_matrix<float>(784, 64, rng), "a third ones, AVX-512 BLAS");
-    expect_gemm_bits<float>(random_binary<float>(200, 784, 0.28, rng), Transpose::kYes,
-                            random_matrix<float>(200, 64, rng), "aT, 28% ones, AVX-512 BLAS");
+    expect_gemm_bits<float>(random_binary<float>(200, 784, 0.45, rng), Transpose::kYes,
+                            random_matrix<float>(200, 64, rng), "aT, 45% ones, AVX-512 BLAS");
   }
   expect_gemm_bits<double>(random_binary<double>(100, 784, 0.1, rng), Transpose::kNo,
                            random_matrix<double>(784, 64, rng), "double");

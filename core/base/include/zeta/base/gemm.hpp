@@ -60,8 +60,9 @@ void multiply_transposed_binary(ConstMatrixRef<S> a, ConstMatrixRef<S> b, Matrix
 // in an order fixed by the bits, so the result is the same for every thread count, BLAS and vector width; it rounds
 // differently from gemm's. gemm instead for double (slower there), other values, c narrower than 32 columns, an
 // inner dimension below 64, no one-instruction bit count, or more than the break-even fraction of the entries to
-// add up (rows near half ones): 38% for a·op(b) and 50% for aᵀ·op(b), or 30% and 25% where the backend is a BLAS
-// running its AVX-512 kernels. The break-even thus depends on the backend and its kernels, as gemm's bits do.
+// add up (rows near half ones): 38% for a·op(b) and 50% for aᵀ·op(b), lower where the backend is a BLAS running
+// its AVX-512 kernels (one thread: 34% for a·op(b) up to 256 rows, 26% beyond, 25% for aᵀ·op(b); more threads:
+// 38%, 30%, 40%). The break-even thus depends on the backend, its kernels and the thread count, as gemm's bits do.
 template <class S>
 void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c,
                      S alpha = S(1));
