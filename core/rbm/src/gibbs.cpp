@@ -19,7 +19,9 @@ void ParamMirror<S>::sync(const Rbm& rbm) {
 template <class S>
 void hidden_preactivations(const Mat<S>& v, const ParamMirror<S>& p, Eigen::Index rows, Mat<S>& a) {
   multiply_binary<S>(v.topRows(rows), Transpose::kNo, p.W, Transpose::kNo, a.topRows(rows));
-  a.topRows(rows).rowwise() += p.c.transpose();
+  for_row_blocks(rows, a.cols(), [&](Eigen::Index first, Eigen::Index count) {
+    a.middleRows(first, count).rowwise() += p.c.transpose();
+  });
 }
 
 namespace {

@@ -7,6 +7,7 @@
 
 #include "zeta/base/error.hpp"
 #include "zeta/base/gemm.hpp"
+#include "zeta/base/kernels.hpp"
 
 namespace zeta {
 
@@ -70,7 +71,10 @@ template <class S>
 void TemperedSampler<S>::refresh(const ParamMirror<S>& p) {
   a_.resize(v_.rows(), p.W.cols());
   multiply_binary<S>(v_, Transpose::kNo, p.W, Transpose::kNo, a_);
-  a_.rowwise() += p.c.transpose();
+  // Row blocks on the threads (a pass over every chain's pre-activations; elementwise, so the same bits).
+  for_row_blocks(a_.rows(), a_.cols(), [&](Eigen::Index first, Eigen::Index count) {
+    a_.middleRows(first, count).rowwise() += p.c.transpose();
+  });
   cache_.parameters_refreshed(p.b_exact);
   preactivations_current_ = true;
 }
@@ -87,13 +91,17 @@ void TemperedSampler<S>::refresh_low_rank(const ParamMirror<S>& p, const Vec<S>&
   thread_local Mat<S> overlap;  // V Uᵀ: rows × K
   overlap.resize(v_.rows(), U.rows());
   multiply_transposed_binary<S>(v_, U, overlap);  // chains and data rows: 0/1, counted by popcount
-  if (keep != S(1)) {
-    a_.rowwise() -= c_old.transpose();
-    a_ *= keep;
-    a_.rowwise() += p.c.transpose();
-  } else {
-    a_.rowwise() += (p.c - c_old).transpose();
-  }
+  const Vec<S> c_change = p.c - c_old;
+  for_row_blocks(a_.rows(), a_.cols(), [&](Eigen::Index first, Eigen::Index count) {
+    auto rows = a_.middleRows(first, count);
+    if (keep != S(1)) {
+      rows.rowwise() -= c_old.transpose();
+      rows *= keep;
+      rows.rowwise() += p.c.transpose();
+    } else {
+      rows.rowwise() += c_change.transpose();
+    }
+  });
   gemm<S>(overlap, Transpose::kNo, Z, Transpose::kNo, a_, z_scale, S(1));
   cache_.parameters_refreshed(p.b_exact);
   preactivations_current_ = true;
