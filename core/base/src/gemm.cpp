@@ -19,6 +19,9 @@
 #ifdef ZETA_BLAS_BLIS
 #include <blis.h>
 #endif
+#if defined(__AVX512F__) || defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 namespace zeta {
 
@@ -119,9 +122,59 @@ ZETA_POPCNT_TARGET void count_shared_ones(const std::uint64_t* a, Eigen::Index f
   }
 }
 
+// The n ≤ 64 floats at x as one packed word (entry j at bit j), or-ing into not_binary a non-zero value when one
+// of them is neither 0 nor 1. With AVX-512 or AVX2, compares of 16 or 8 entries give their bits directly (the
+// scalar form below, which the compiler vectorises, takes 2.5x as long; pack_bits was 4% of a PT 10x100 update).
+inline std::uint64_t pack_word(const float* x, Eigen::Index n, unsigned& not_binary) {
+  std::uint64_t word = 0;
+  Eigen::Index j = 0;
+#if defined(__AVX512F__)
+  const __m512 one = _mm512_set1_ps(1.0f), zero = _mm512_setzero_ps();
+  for (; j < n; j += 16) {
+    const __mmask16 in = n - j >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << (n - j)) - 1);
+    const __m512 v = _mm512_maskz_loadu_ps(in, x + j);
+    const __mmask16 ones = _mm512_mask_cmp_ps_mask(in, v, one, _CMP_EQ_OQ);
+    const __mmask16 zeros = _mm512_mask_cmp_ps_mask(in, v, zero, _CMP_EQ_OQ);
+    not_binary |= static_cast<unsigned>(in & ~(ones | zeros));
+    word |= static_cast<std::uint64_t>(ones) << j;
+  }
+#elif defined(__AVX2__)
+  const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
+  for (; j + 8 <= n; j += 8) {
+    const __m256 v = _mm256_loadu_ps(x + j);
+    const unsigned ones = static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(v, one, _CMP_EQ_OQ)));
+    const unsigned zeros = static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(v, zero, _CMP_EQ_OQ)));
+    not_binary |= ~(ones | zeros) & 0xffu;
+    word |= static_cast<std::uint64_t>(ones) << j;
+  }
+#endif
+  for (; j < n; ++j) {
+    word |= static_cast<std::uint64_t>(x[j] == 1.0f) << j;
+    not_binary |= static_cast<unsigned>((x[j] != 0.0f) & (x[j] != 1.0f));
+  }
+  return word;
+}
+
+template <class S>
+std::uint64_t pack_word(const S* x, Eigen::Index n, unsigned& not_binary) {
+  // Each block of 8 entries becomes 8 bytes of 0/1 (a compare the compiler vectorises) and then one byte by a
+  // multiply that gathers their low bits.
+  unsigned char bytes[64] = {};
+  for (Eigen::Index j = 0; j < n; ++j) {
+    bytes[j] = x[j] == S(1);
+    not_binary |= static_cast<unsigned>((x[j] != S(0)) & (x[j] != S(1)));
+  }
+  std::uint64_t word = 0;
+  for (int k = 0; k < 8; ++k) {
+    std::uint64_t eight;
+    std::memcpy(&eight, bytes + 8 * k, sizeof eight);
+    word |= ((eight * 0x0102040810204080ULL) >> 56) << (8 * k);
+  }
+  return word;
+}
+
 // Packs rows of 0/1 entries 64 to a word, row `r` at words [r·words, (r+1)·words), entry j at bit j % 64 of word
-// j / 64. Returns false (out unusable) when an entry is neither 0 nor 1. Each block of 8 entries becomes 8 bytes
-// of 0/1 (a compare the compiler vectorises) and then one byte by a multiply that gathers their low bits.
+// j / 64. Returns false (out unusable) when an entry is neither 0 nor 1.
 template <class S>
 bool pack_bits(const ConstMatrixRef<S>& x, Eigen::Index words, std::vector<std::uint64_t>& out) {
   const Eigen::Index cols = x.cols();
@@ -129,24 +182,12 @@ bool pack_bits(const ConstMatrixRef<S>& x, Eigen::Index words, std::vector<std::
   std::uint64_t* packed = out.data();
   std::atomic<bool> other{false};
   for_row_blocks(x.rows(), cols, [&](Eigen::Index first_row, Eigen::Index count) {
-    unsigned char not_binary = 0;
+    unsigned not_binary = 0;
     for (Eigen::Index r = first_row; r < first_row + count; ++r) {
       const S* row = x.row(r).data();
       for (Eigen::Index w = 0; w < words; ++w) {
-        unsigned char bytes[64] = {};
-        const Eigen::Index first = w * 64, n = std::min<Eigen::Index>(64, cols - first);
-        for (Eigen::Index j = 0; j < n; ++j) {
-          const S v = row[first + j];
-          bytes[j] = v == S(1);
-          not_binary |= static_cast<unsigned char>((v != S(0)) & (v != S(1)));
-        }
-        std::uint64_t word = 0;
-        for (int k = 0; k < 8; ++k) {
-          std::uint64_t eight;
-          std::memcpy(&eight, bytes + 8 * k, sizeof eight);
-          word |= ((eight * 0x0102040810204080ULL) >> 56) << (8 * k);
-        }
-        packed[r * words + w] = word;
+        const Eigen::Index first = w * 64;
+        packed[r * words + w] = pack_word(row + first, std::min<Eigen::Index>(64, cols - first), not_binary);
       }
     }
     if (not_binary != 0) other.store(true, std::memory_order_relaxed);

@@ -236,6 +236,15 @@ TEST(Gemm, BinaryProductWithOtherValuesIsTheGemm) {
   multiply_transposed_binary<float>(a, b, out);
   EXPECT_TRUE(out.row(2).array().isNaN().all());  // NaN · 0 is NaN, as in the GEMM
   EXPECT_EQ(out.row(0), (a.row(0) * b.transpose()).eval());
+  // A 2 at the start, inside and at the end of a vector's 16 or 8 entries, and in a word's partial tail: still the
+  // product (of small integers, exact either way), not a count of ones.
+  for (const Eigen::Index where : {0, 9, 17, 63, 64, 69}) {
+    Mat<float> twos = random_binary<float>(4, 70, 0.5, rng);
+    twos(1, where) = 2.0f;
+    Mat<float> product(4, 3);
+    multiply_transposed_binary<float>(twos, b, product);
+    EXPECT_EQ(product, (twos * b.transpose()).eval()) << "a 2 at entry " << where;
+  }
 }
 
 TEST(Gemm, BinaryProductShapesMustMatch) {
