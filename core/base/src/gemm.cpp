@@ -124,7 +124,8 @@ ZETA_POPCNT_TARGET void count_shared_ones(const std::uint64_t* a, Eigen::Index f
 
 // The n ≤ 64 floats at x as one packed word (entry j at bit j), or-ing into not_binary a non-zero value when one
 // of them is neither 0 nor 1. With AVX-512 or AVX2, compares of 16 or 8 entries give their bits directly (the
-// scalar form below, which the compiler vectorises, takes 2.5x as long; pack_bits was 4% of a PT 10x100 update).
+// scalar form below, which the compiler vectorises, takes about twice as long; pack_bits was 4% of a PT 10x100
+// update).
 inline std::uint64_t pack_word(const float* x, Eigen::Index n, unsigned& not_binary) {
   std::uint64_t word = 0;
   Eigen::Index j = 0;
