@@ -350,7 +350,10 @@ def make_report(results, configs, variants, facts, args):
         if threads == 2:  # the two-thread target is PT 10×100's scaling; the rest of the row is in the table
             if name == "pt10x100" and one:
                 checks.append(f"two threads / one {ups / one[2]:.2f}× ({'met' if ups >= 1.7 * one[2] else 'MISSED'})")
-                lines.append(f"- 2 threads, {name}: " + "; ".join(checks))
+                caps = [z["parallel_capacity"] for z in results[threads]["zeta"] if "parallel_capacity" in z]
+                note = (f" — the machine ran {med(caps):.2f} one-thread products at once in the same rounds "
+                        f"({min(caps):.2f}–{max(caps):.2f}; 2.00 = two whole cores)" if caps else "")
+                lines.append(f"- 2 threads, {name}: " + "; ".join(checks) + note)
                 missed += [f"2 threads, {name} ({c.split(' (')[0]})" for c in checks if c.endswith("(MISSED)")]
             continue
         if best["torch"]:
@@ -372,7 +375,7 @@ def make_report(results, configs, variants, facts, args):
     lines += ["", "### GEMM-bound limit", "",
               "The limit is the time the update's float GEMMs alone take on this machine: each GEMM of the update is "
               "timed on its own (same shapes, row-major operands, same thread count) with Eigen and with each BLAS "
-              "installed (OpenBLAS and BLIS, OpenMP builds), and the bound is 1 / Σ (time of the fastest for each). Per PCD-1 update that is 3 GEMMs of 2·100·784·500 = 78.4 "
+              "installed (OpenBLAS and BLIS, OpenMP builds) and, on more than one thread, with `zeta::gemm` (which then shares a BLAS product among the threads by rows or columns itself), and the bound is 1 / Σ (time of the fastest for each). Per PCD-1 update that is 3 GEMMs of 2·100·784·500 = 78.4 "
               "MFLOP (positive phase X·W, H·Wᵀ, the sweep's closing V·W), the gradient of both phases as one "
               "product [X; V]ᵀ·[P/B; −N/R] (156.8 MFLOP), plus the chains' pre-activations under the new parameters. Those are not recomputed as V·W: without "
               "momentum the step is ΔW = ε(Xᵀ P/B − Vᵀ N/R) (minus ελW with weight decay), of rank ≤ K = B + R, "

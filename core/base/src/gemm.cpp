@@ -19,6 +19,9 @@
 #ifdef ZETA_BLAS_BLIS
 #include <blis.h>
 #endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
@@ -82,6 +85,55 @@ void blas_gemm(const ConstMatrixRef<S>& a, Transpose op_a, const ConstMatrixRef<
     cblas_dgemm(CblasRowMajor, ta, tb, m, n, kk, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
   }
 }
+
+#if defined(ZETA_BLAS_OPENBLAS) && defined(_OPENMP)
+// OpenBLAS's own threads share one product over a grid of panels; each OpenMP thread multiplying its own rows of c
+// (its own columns where c has too few rows) with OpenBLAS on one thread scales better. Zen 5, two threads, at the
+// update's shapes: 1.9x one thread with 1000 rows (OpenBLAS's threads: 1.6-1.7x), 1.8x with 100 rows by columns
+// (1.45x). OpenBLAS's OpenMP build runs on one thread inside a parallel region; its pthreads build is left its own.
+// The parts depend on the shape and the thread count alone: the same bits for a given thread count.
+template <class S>
+bool split_blas_gemm(const ConstMatrixRef<S>& a, Transpose op_a, const ConstMatrixRef<S>& b, Transpose op_b,
+                     MatrixRef<S>& c, Eigen::Index k, S alpha, S beta) {
+  constexpr Eigen::Index kMinRowsPerThread = 256;        // below, the columns split faster (100 rows: 1.8x vs 1.65x)
+  constexpr Eigen::Index kColumnAlign = 64 / sizeof(S);  // parts start on a cache line of a row
+  constexpr double kMinMultiplyAdds = 2097152.0;         // a parallel region costs a few microseconds
+  static const bool openmp_blas = openblas_get_parallel() == 2;
+  const int threads = Eigen::nbThreads();
+  const Eigen::Index m = c.rows(), n = c.cols();
+  if (!openmp_blas || threads < 2 || omp_in_parallel() ||
+      static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < kMinMultiplyAdds)
+    return false;
+  const bool by_rows = m >= kMinRowsPerThread * threads;
+  if (!by_rows && n < 2 * kColumnAlign * threads) return false;
+  const bool ta = op_a == Transpose::kYes, tb = op_b == Transpose::kYes;
+#pragma omp parallel num_threads(threads)
+  {
+    const Eigen::Index part = omp_get_thread_num(), parts = omp_get_num_threads();
+    if (by_rows) {
+      const Eigen::Index first = m * part / parts, count = m * (part + 1) / parts - first;
+      MatrixRef<S> c_part = c.middleRows(first, count);
+      const ConstMatrixRef<S> a_part = ta ? ConstMatrixRef<S>(a.middleCols(first, count))
+                                          : ConstMatrixRef<S>(a.middleRows(first, count));
+      if (count > 0) blas_gemm<S>(a_part, op_a, b, op_b, c_part, k, alpha, beta);
+    } else {
+      const auto edge = [&](Eigen::Index p) { return p == parts ? n : n * p / parts / kColumnAlign * kColumnAlign; };
+      const Eigen::Index first = edge(part), count = edge(part + 1) - first;
+      MatrixRef<S> c_part = c.middleCols(first, count);
+      const ConstMatrixRef<S> b_part = tb ? ConstMatrixRef<S>(b.middleRows(first, count))
+                                          : ConstMatrixRef<S>(b.middleCols(first, count));
+      if (count > 0) blas_gemm<S>(a, op_a, b_part, op_b, c_part, k, alpha, beta);
+    }
+  }
+  return true;
+}
+#else
+template <class S>
+bool split_blas_gemm(const ConstMatrixRef<S>&, Transpose, const ConstMatrixRef<S>&, Transpose, MatrixRef<S>&,
+                     Eigen::Index, S, S) {
+  return false;
+}
+#endif
 #endif
 
 // Counting the bits of a word must be one instruction for the counted product to beat the float one. x86-64 has
@@ -375,18 +427,14 @@ void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, T
     return;
   }
   // Break-even fractions of entries added up (bench_rbm_updates, zeta_binary; sweeps of the update's shapes at
-  // 5-38% ones). Against Eigen and BLAS kernels for AVX2: for a·op(b) the sums run at 0.8 of the GEMM's rate per
+  // 5-40% ones). Against Eigen and BLAS kernels for AVX2: for a·op(b) the sums run at 0.8 of the GEMM's rate per
   // entry, so they pay below 0.4 of the entries; for aᵀ·b, whose right operand is small enough to stay in cache,
-  // they are faster even at half. Against OpenBLAS's AVX-512 kernels (Zen 5, 150-190 GFLOP/s one thread), one
-  // thread: 0.34 for a·op(b) with 100 rows, 0.24-0.28 with 1000, 0.23-0.30 for aᵀ·b; two threads, where the sums
-  // scale better than that GEMM: above 0.38 with 100 rows, 0.30 with 1000, above 0.40 for aᵀ·b.
+  // they are faster even at half. Against OpenBLAS's AVX-512 kernels (Zen 5, 150-190 GFLOP/s one thread): 0.28-0.34
+  // for a·op(b) with 100 rows, 0.21-0.28 with 1000, 0.20-0.30 for aᵀ·b; the same on two threads, where the GEMM
+  // shared by rows or columns (split_blas_gemm) scales as the sums do (1.9x).
   static const bool wide_blas = avx512_kernels(gemm_backend(), gemm_kernels());  // fixed when the BLAS loads
-  double max_fraction_rows = 0.38, max_fraction_columns = 0.5;
-  if (wide_blas) {
-    const bool one_thread = Eigen::nbThreads() <= 1, tall = c.rows() > 256;
-    max_fraction_rows = one_thread ? (tall ? 0.26 : 0.34) : (tall ? 0.30 : 0.38);
-    max_fraction_columns = one_thread ? 0.25 : 0.40;
-  }
+  const double max_fraction_rows = wide_blas ? (c.rows() > 256 ? 0.26 : 0.34) : 0.38;
+  const double max_fraction_columns = wide_blas ? 0.25 : 0.5;
   bool summed = false;
   if (ta) {
     transpose_bits(a_bits, a.rows(), a.cols(), column_bits);
@@ -419,7 +467,7 @@ void gemm(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op
 #ifdef ZETA_HAVE_CBLAS
   if (fits_blas_int(m) && fits_blas_int(n) && fits_blas_int(k) && fits_blas_int(a.outerStride()) &&
       fits_blas_int(b.outerStride()) && fits_blas_int(c.outerStride())) {
-    blas_gemm(a, op_a, b, op_b, c, k, alpha, beta);
+    if (!split_blas_gemm(a, op_a, b, op_b, c, k, alpha, beta)) blas_gemm(a, op_a, b, op_b, c, k, alpha, beta);
     return;
   }
 #endif

@@ -102,6 +102,39 @@ TEST(Gemm, WritesRowBlocksOfLargerMatrices) {
   EXPECT_EQ(whole_c.bottomRows(20), before.bottomRows(20));
 }
 
+// With more than one thread a large product is shared among them: by rows when every thread gets enough of them,
+// by columns otherwise (OpenBLAS's OpenMP build; the other backends thread it themselves). Both splits, every form,
+// α and β, and a block of a larger matrix (strides that are not the parts' widths), checked as on one thread.
+TEST(Gemm, ThreadsShareLargeProductsByRowsOrColumns) {
+#ifdef _OPENMP
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(2);
+  for (const auto& [m, n, k] : {std::array<Eigen::Index, 3>{601, 70, 61}, {40, 301, 203}}) {
+    check_all_forms<float>(m, n, k, 13);
+    check_all_forms<double>(m, n, k, 14);
+  }
+  Rng rng(15);
+  const MatrixF whole_a = random_matrix<float>(700, 90, rng), w = random_matrix<float>(120, 90, rng);
+  MatrixF whole_c = MatrixF::Constant(700, 150, 7.0f);
+  const MatrixF before = whole_c;
+  gemm<float>(whole_a.middleRows(30, 600), Transpose::kNo, w, Transpose::kYes, whole_c.block(50, 20, 600, 120), 1.0f,
+              0.0f);
+  const MatrixF a_block = whole_a.middleRows(30, 600), c_block = whole_c.block(50, 20, 600, 120);
+  expect_product<float>(a_block, false, w, true, MatrixF::Zero(600, 120), c_block, 1.0f, 0.0f, "block, 2 threads");
+  EXPECT_EQ(whole_c.leftCols(20), before.leftCols(20));
+  EXPECT_EQ(whole_c.rightCols(10), before.rightCols(10));
+  EXPECT_EQ(whole_c.topRows(50), before.topRows(50));
+  EXPECT_EQ(whole_c.bottomRows(50), before.bottomRows(50));
+  MatrixF again = MatrixF::Constant(700, 150, 7.0f);
+  gemm<float>(whole_a.middleRows(30, 600), Transpose::kNo, w, Transpose::kYes, again.block(50, 20, 600, 120), 1.0f,
+              0.0f);
+  EXPECT_EQ(again, whole_c);  // the same parts every time: the same bits
+  omp_set_num_threads(saved);
+#else
+  GTEST_SKIP() << "built without OpenMP";
+#endif
+}
+
 TEST(Gemm, BetaZeroIgnoresTheOldContents) {
   Rng rng(4);
   const MatrixD a = random_matrix<double>(6, 5, rng), b = random_matrix<double>(5, 4, rng);
