@@ -47,10 +47,13 @@ template <class S>
 const VectorD& BridgeCache<S>::own_log_q(const ChainStack<S>& chains) {
   if (!chains.current || level_ == Level::kOwnLogQ) return own_log_q_;
   const Eigen::Index n = chains.chains_per_rung;
+  thread_local std::vector<LogQSegment> segments;
+  segments.clear();
   for (std::size_t i = 0; i < chains.betas.size(); ++i) {
     const Eigen::Index first = static_cast<Eigen::Index>(i) * n;
-    log_q(chains, first, n, chains.betas[i], own_log_q_.data() + first);
+    segments.push_back({first, n, chains.betas[i], 1.0, own_log_q_.data() + first});
   }
+  log_q(chains, segments);
   level_ = Level::kOwnLogQ;
   return own_log_q_;
 }
@@ -62,6 +65,13 @@ void BridgeCache<S>::log_q(const ChainStack<S>& chains, Eigen::Index first, Eige
   const Eigen::Index n_h = chains.a.cols();
   tempered_log_q(chains.a.data() + first * n_h, bv_.data() + first, rows, n_h, beta,
                  visible_bias_beta(chains.mode, beta), out);
+}
+
+template <class S>
+void BridgeCache<S>::log_q(const ChainStack<S>& chains, std::vector<LogQSegment>& segments) {
+  ensure_visible_terms(chains);
+  for (LogQSegment& s : segments) s.vis_beta = visible_bias_beta(chains.mode, s.beta);
+  tempered_log_q_segments(chains.a.data(), bv_.data(), chains.a.cols(), segments);
 }
 
 template <class S>

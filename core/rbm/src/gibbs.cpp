@@ -121,6 +121,33 @@ void tempered_log_q(const S* a, const double* bv, Eigen::Index rows, Eigen::Inde
 }
 
 template <class S>
+void tempered_log_q_segments(const S* a, const double* bv, Eigen::Index n_h, const std::vector<LogQSegment>& segments) {
+  // The blocks tempered_log_q would take within each segment (the same rows per block from its first row), so the
+  // same float chunks of softplus_tail and the same bits.
+  struct Block {
+    std::size_t segment;
+    Eigen::Index offset, rows;
+  };
+  thread_local std::vector<Block> blocks;
+  blocks.clear();
+  const Eigen::Index block = row_block_size(n_h);
+  Eigen::Index total = 0;
+  for (std::size_t s = 0; s < segments.size(); ++s) {
+    for (Eigen::Index r = 0; r < segments[s].rows; r += block)
+      blocks.push_back({s, r, std::min(block, segments[s].rows - r)});
+    total += segments[s].rows;
+  }
+  const Block* all = blocks.data();  // thread_local: the other threads get its address
+  const auto count = static_cast<Eigen::Index>(blocks.size());
+#pragma omp parallel for schedule(static) if (count > 1 && total * n_h >= kMinParallelEntries)
+  for (Eigen::Index i = 0; i < count; ++i) {
+    const LogQSegment& seg = segments[all[i].segment];
+    const Eigen::Index row = seg.first + all[i].offset;
+    tempered_log_q_rows(a + row * n_h, bv + row, all[i].rows, n_h, seg.beta, seg.vis_beta, seg.out + all[i].offset);
+  }
+}
+
+template <class S>
 void visible_terms(const Mat<S>& v, const VectorD& b, VectorD& bv) {
   if constexpr (std::is_same_v<S, float>) {
     // Row by row: a product with v.cast<double>() would first copy the chains into a double matrix.
@@ -140,6 +167,7 @@ void visible_terms(const Mat<S>& v, const VectorD& b, VectorD& bv) {
                                Eigen::Index, Mat<S>&);                                                           \
   template void sample_visible(const Mat<S>&, Eigen::Index, Mat<S>&, Rng&);                                      \
   template void tempered_log_q(const S*, const double*, Eigen::Index, Eigen::Index, double, double, double*);    \
+  template void tempered_log_q_segments(const S*, const double*, Eigen::Index, const std::vector<LogQSegment>&); \
   template void visible_terms(const Mat<S>&, const VectorD&, VectorD&);
 ZETA_INSTANTIATE_GIBBS(float)
 ZETA_INSTANTIATE_GIBBS(double)

@@ -168,23 +168,35 @@ void TemperedSampler<S>::swap_round(int first_pair, Rng& rng) {
   constexpr double kRecentWeight = 0.01;
   // The pairs of one round share no chain, so each pair's log-probabilities can be evaluated for all its chains
   // before any of them swaps.
-  thread_local VectorD lq_i_x2, lq_j_x1;
+  // Pair i's values: log q̃_i of rung j's chains (lq_i_x2[i]) and log q̃_j of rung i's (lq_j_x1[i]), j = i + 1, for
+  // every pair of the round in one pass on the threads (a rung's chains alone are too few rows to share evenly).
+  thread_local std::vector<VectorD> lq_i_x2, lq_j_x1;
   thread_local std::vector<char> exchanged;
-  lq_i_x2.resize(chains_);
-  lq_j_x1.resize(chains_);
+  thread_local std::vector<LogQSegment> segments;
+  lq_i_x2.resize(static_cast<std::size_t>(M));
+  lq_j_x1.resize(static_cast<std::size_t>(M));
   exchanged.resize(static_cast<std::size_t>(chains_));
+  segments.clear();
   for (int i = first_pair; i + 1 < M; i += 2) {
-    const double beta_i = ladder_.beta(i);
-    const double beta_j = ladder_.beta(i + 1);
+    const auto pair = static_cast<std::size_t>(i);
+    lq_i_x2[pair].resize(chains_);
+    lq_j_x1[pair].resize(chains_);
+    segments.push_back(
+        {static_cast<Eigen::Index>(i + 1) * chains_, chains_, ladder_.beta(i), 1.0, lq_i_x2[pair].data()});
+    segments.push_back(
+        {static_cast<Eigen::Index>(i) * chains_, chains_, ladder_.beta(i + 1), 1.0, lq_j_x1[pair].data()});
+  }
+  cache_.log_q(stack, segments);
+  for (int i = first_pair; i + 1 < M; i += 2) {
     const Eigen::Index lower = static_cast<Eigen::Index>(i) * chains_;
     const Eigen::Index upper = static_cast<Eigen::Index>(i + 1) * chains_;
-    cache_.log_q(stack, upper, chains_, beta_i, lq_i_x2.data());
-    cache_.log_q(stack, lower, chains_, beta_j, lq_j_x1.data());
+    const VectorD& lq_i = lq_i_x2[static_cast<std::size_t>(i)];
+    const VectorD& lq_j = lq_j_x1[static_cast<std::size_t>(i)];
     std::int64_t accepted_here = 0;
     for (int n = 0; n < chains_; ++n) {
       const Eigen::Index r1 = lower + n;
       const Eigen::Index r2 = upper + n;
-      const double log_ratio = lq_i_x2[n] + lq_j_x1[n] - own[r1] - own[r2];
+      const double log_ratio = lq_i[n] + lq_j[n] - own[r1] - own[r2];
       const bool accept = log_ratio >= 0.0 || rng.uniform() < std::exp(log_ratio);
       exchanged[static_cast<std::size_t>(n)] = accept;
       if (accept) {
@@ -204,7 +216,7 @@ void TemperedSampler<S>::swap_round(int first_pair, Rng& rng) {
         a_.row(lower + n).swap(a_.row(upper + n));
       }
     }
-    cache_.follow_swap_tests(stack, i, lq_i_x2, lq_j_x1, exchanged);
+    cache_.follow_swap_tests(stack, i, lq_i, lq_j, exchanged);
     const auto pair = static_cast<std::size_t>(i);
     accepted_[pair] += accepted_here;
     proposed_[pair] += chains_;

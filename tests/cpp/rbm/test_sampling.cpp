@@ -3,6 +3,7 @@
 // against the exact distribution, at a false-alarm rate of 1e-4 per test.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <type_traits>
 
@@ -242,6 +243,54 @@ TEST(Sampling, FloatLogQTailWithinItsErrorBound) {
   }
   EXPECT_GT(largest_preactivation, 20.0);  // the test covers the tail's whole range, t from ~1 down to ~0
   std::printf("float log q: worst row error %.2e against the bound %.2e\n", worst, bound);
+}
+
+// A swap round's evaluations in one pass (tempered_log_q_segments) give every row the bits tempered_log_q gives it
+// segment by segment, on one thread and on two: segments of a rung's 100 chains, of 10, of odd sizes, at
+// different β, over a layer whose row blocks do not divide the rows.
+template <class S>
+void expect_segments_match_single_calls() {
+  constexpr Eigen::Index kRows = 700, kHidden = 500;
+  Rng rng(93);
+  Mat<S> a(kRows, kHidden);
+  for (Eigen::Index i = 0; i < a.size(); ++i) a.data()[i] = static_cast<S>(12.0 * rng.uniform() - 6.0);
+  VectorD bv(kRows);
+  for (Eigen::Index i = 0; i < kRows; ++i) bv[i] = 40.0 * rng.uniform() - 20.0;
+  const std::vector<std::array<double, 3>> parts = {{0, 100, 1.0},  {100, 100, 0.9},  {200, 10, 0.5},
+                                                    {210, 37, 0.0}, {247, 253, 0.33}, {500, 200, 0.71}};
+  std::vector<VectorD> single(parts.size());
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const auto first = static_cast<Eigen::Index>(parts[k][0]), rows = static_cast<Eigen::Index>(parts[k][1]);
+    single[k].resize(rows);
+    tempered_log_q(a.data() + first * kHidden, bv.data() + first, rows, kHidden, parts[k][2], 0.5 + parts[k][2],
+                   single[k].data());
+  }
+#ifdef _OPENMP
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+#else
+  for (int threads : {1}) {
+#endif
+    std::vector<VectorD> batched(parts.size());
+    std::vector<LogQSegment> segments;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      batched[k].resize(static_cast<Eigen::Index>(parts[k][1]));
+      segments.push_back({static_cast<Eigen::Index>(parts[k][0]), static_cast<Eigen::Index>(parts[k][1]), parts[k][2],
+                          0.5 + parts[k][2], batched[k].data()});
+    }
+    tempered_log_q_segments(a.data(), bv.data(), kHidden, segments);
+    for (std::size_t k = 0; k < parts.size(); ++k)
+      EXPECT_EQ(batched[k], single[k]) << "segment " << k << ", " << threads << " thread(s)";
+  }
+#ifdef _OPENMP
+  omp_set_num_threads(saved);
+#endif
+}
+
+TEST(Sampling, LogQSegmentsSameBitsAsOneCallEach) {
+  expect_segments_match_single_calls<float>();
+  expect_segments_match_single_calls<double>();
 }
 
 // After a parameter update on the same chains, bᵀv is updated by Δbᵀv instead of recomputed; the chains'

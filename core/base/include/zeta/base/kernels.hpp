@@ -33,13 +33,19 @@ void softplus_row_sums(const Mat<S>& x, Eigen::Index first, Eigen::Index rows, d
 // Calls fn(first, count) on consecutive blocks of `rows` rows of `cols` entries each, shared among the OpenMP
 // threads when there is enough work to pay for waking them. fn must compute each row on its own (no sums across
 // rows): then the result is the same for any number of threads.
+constexpr Eigen::Index kMinParallelEntries = 1 << 15;  // below this a parallel region costs more than it saves
+
+// Rows per block of for_row_blocks: a block's floats fit in L1 twice over.
+inline Eigen::Index row_block_size(Eigen::Index cols) {
+  constexpr Eigen::Index kBlockEntries = 8192;
+  return std::max<Eigen::Index>(1, kBlockEntries / std::max<Eigen::Index>(1, cols));
+}
+
 template <class F>
 void for_row_blocks(Eigen::Index rows, Eigen::Index cols, F&& fn) {
-  constexpr Eigen::Index kBlockEntries = 8192;        // a block's floats fit in L1 twice over
-  constexpr Eigen::Index kParallelEntries = 1 << 15;  // below this a parallel region costs more than it saves
-  const Eigen::Index block = std::max<Eigen::Index>(1, kBlockEntries / std::max<Eigen::Index>(1, cols));
+  const Eigen::Index block = row_block_size(cols);
   const Eigen::Index blocks = (rows + block - 1) / block;
-#pragma omp parallel for schedule(static) if (blocks > 1 && rows * cols >= kParallelEntries)
+#pragma omp parallel for schedule(static) if (blocks > 1 && rows * cols >= kMinParallelEntries)
   for (Eigen::Index i = 0; i < blocks; ++i) fn(i * block, std::min(block, rows - i * block));
 }
 

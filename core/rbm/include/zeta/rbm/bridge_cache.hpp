@@ -44,6 +44,8 @@ class BridgeCache {
   const VectorD& own_log_q(const ChainStack<S>& chains);
   // out[n] = log q̃_β of chain first + n, n < rows.
   void log_q(const ChainStack<S>& chains, Eigen::Index first, Eigen::Index rows, double beta, double* out);
+  // log_q of every segment (vis_beta is set from β and the chains' tempering mode), in one pass on the threads.
+  void log_q(const ChainStack<S>& chains, std::vector<LogQSegment>& segments);
   // log q̃ at β_{pair+1} of rung pair's chains and at β_pair of rung pair+1's chains: from the pair's swap test
   // where it ran since the last refresh (rows a later swap moved evaluated again), else evaluated.
   void neighbour_log_q(const ChainStack<S>& chains, int pair, VectorD& lower_at_upper_beta,

@@ -49,6 +49,18 @@ template <class S>
 void tempered_log_q(const S* a, const double* bv, Eigen::Index rows, Eigen::Index n_h, double beta, double vis_beta,
                     double* out);
 
+// One tempered_log_q evaluation: rows [first, first + rows) at β (visible terms weighted by vis_beta) into out.
+struct LogQSegment {
+  Eigen::Index first = 0, rows = 0;
+  double beta = 1.0, vis_beta = 1.0;
+  double* out = nullptr;
+};
+
+// tempered_log_q of every segment, their row blocks shared among the threads at once (a swap round's segments are
+// a rung each, too few rows apiece to share evenly); each row's value is the one tempered_log_q gives it.
+template <class S>
+void tempered_log_q_segments(const S* a, const double* bv, Eigen::Index n_h, const std::vector<LogQSegment>& segments);
+
 // bv[r] = bᵀv_r for every chain, accumulated in double in a fixed order.
 template <class S>
 void visible_terms(const Mat<S>& v, const VectorD& b, VectorD& bv);
