@@ -114,16 +114,13 @@ void tempered_log_q_rows(const S* a, const double* bv, Eigen::Index rows, Eigen:
 template <class S>
 void tempered_log_q(const S* a, const double* bv, Eigen::Index rows, Eigen::Index n_h, double beta, double vis_beta,
                     double* out) {
-  // Each row on its own, so blocks of rows go to the OpenMP threads with the same result.
-  for_row_blocks(rows, n_h, [&](Eigen::Index first, Eigen::Index count) {
-    tempered_log_q_rows(a + first * n_h, bv + first, count, n_h, beta, vis_beta, out + first);
-  });
+  tempered_log_q_segments(a, bv, n_h, {{0, rows, beta, vis_beta, out}});
 }
 
 template <class S>
 void tempered_log_q_segments(const S* a, const double* bv, Eigen::Index n_h, const std::vector<LogQSegment>& segments) {
-  // The blocks tempered_log_q would take within each segment (the same rows per block from its first row), so the
-  // same float chunks of softplus_tail and the same bits.
+  // Blocks of row_block_size rows from each segment's first row: a row's float chunks of softplus_tail, and so its
+  // bits, depend neither on the other segments nor on the thread count.
   struct Block {
     std::size_t segment;
     Eigen::Index offset, rows;

@@ -30,9 +30,6 @@ double dot_to_double(const float* x, const double* y, Eigen::Index n);
 template <class S>
 void softplus_row_sums(const Mat<S>& x, Eigen::Index first, Eigen::Index rows, double* out);
 
-// Calls fn(first, count) on consecutive blocks of `rows` rows of `cols` entries each, shared among the OpenMP
-// threads when there is enough work to pay for waking them. fn must compute each row on its own (no sums across
-// rows): then the result is the same for any number of threads.
 constexpr Eigen::Index kMinParallelEntries = 1 << 15;  // below this a parallel region costs more than it saves
 
 // Rows per block of for_row_blocks: a block's floats fit in L1 twice over.
@@ -41,6 +38,9 @@ inline Eigen::Index row_block_size(Eigen::Index cols) {
   return std::max<Eigen::Index>(1, kBlockEntries / std::max<Eigen::Index>(1, cols));
 }
 
+// Calls fn(first, count) on consecutive blocks of `rows` rows of `cols` entries each, shared among the OpenMP
+// threads when there is enough work to pay for waking them. fn must compute each row on its own (no sums across
+// rows): then the result is the same for any number of threads.
 template <class F>
 void for_row_blocks(Eigen::Index rows, Eigen::Index cols, F&& fn) {
   const Eigen::Index block = row_block_size(cols);
