@@ -157,20 +157,32 @@ constexpr bool counts_bits() {
 
 // c(i, j) = shared ones of row i of a (first ≤ i < first + count) and row j of b, from their packed words;
 // b is word-major (word w of every row contiguous) so that the innermost loop runs over b's rows and vectorises.
+// Columns go kTile at a time with their counts held in registers across all the words (a count array in memory
+// took a load and a store per word: about twice the time).
 template <class S>
 ZETA_POPCNT_TARGET void count_shared_ones(const std::uint64_t* a, Eigen::Index first, Eigen::Index count,
                                           const std::uint64_t* b_by_word, Eigen::Index nb, Eigen::Index words,
                                           MatrixRef<S>& c) {
-  std::vector<std::uint64_t> counts(static_cast<std::size_t>(nb));
+  constexpr Eigen::Index kTile = 32;
   for (Eigen::Index i = first; i < first + count; ++i) {
-    std::fill(counts.begin(), counts.end(), 0);
-    for (Eigen::Index w = 0; w < words; ++w) {
-      const std::uint64_t x = a[i * words + w];
-      const std::uint64_t* y = b_by_word + w * nb;
-      for (Eigen::Index j = 0; j < nb; ++j)
-        counts[static_cast<std::size_t>(j)] += static_cast<std::uint64_t>(__builtin_popcountll(x & y[j]));
+    const std::uint64_t* row = a + i * words;
+    Eigen::Index j0 = 0;
+    for (; j0 + kTile <= nb; j0 += kTile) {
+      std::uint64_t counts[kTile] = {};
+      for (Eigen::Index w = 0; w < words; ++w) {
+        const std::uint64_t x = row[w];
+        const std::uint64_t* y = b_by_word + w * nb + j0;
+        for (Eigen::Index j = 0; j < kTile; ++j)
+          counts[j] += static_cast<std::uint64_t>(__builtin_popcountll(x & y[j]));
+      }
+      for (Eigen::Index j = 0; j < kTile; ++j) c(i, j0 + j) = static_cast<S>(counts[j]);
     }
-    for (Eigen::Index j = 0; j < nb; ++j) c(i, j) = static_cast<S>(counts[static_cast<std::size_t>(j)]);
+    for (Eigen::Index j = j0; j < nb; ++j) {
+      std::uint64_t n = 0;
+      for (Eigen::Index w = 0; w < words; ++w)
+        n += static_cast<std::uint64_t>(__builtin_popcountll(row[w] & b_by_word[w * nb + j]));
+      c(i, j) = static_cast<S>(n);
+    }
   }
 }
 

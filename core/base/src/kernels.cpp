@@ -149,11 +149,14 @@ void softplus_tail(const float* x, Eigen::Index n, float beta, float* out) {
   if (i < n) series(Eigen::Map<const Eigen::ArrayXf>(x + i, n - i), Eigen::Map<Eigen::ArrayXf>(out + i, n - i));
 }
 
+namespace {
+
 // Eight interleaved partial sums (lane j takes the entries i ≡ j mod 8) combined pairwise at the end. The order
 // is fixed, so the result is the same with any SIMD width or none; with GCC or Clang the eight lanes are one
 // vector of doubles (a single running sum would be one dependent scalar add per entry, and compilers do not
-// reassociate floating-point sums on their own).
-double sum_to_double(const float* x, Eigen::Index n) {
+// reassociate floating-point sums on their own). With kPositive, max(x_i, 0) in place of x_i.
+template <bool kPositive>
+double lane_sum_to_double(const float* x, Eigen::Index n) {
   double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   Eigen::Index i = 0;
 #ifdef ZETA_HAVE_CONVERTVECTOR
@@ -163,16 +166,23 @@ double sum_to_double(const float* x, Eigen::Index n) {
   for (; i + 8 <= n; i += 8) {
     Float8 v;
     std::memcpy(&v, x + i, sizeof v);
+    if constexpr (kPositive) v = v > 0.0f ? v : 0.0f;
     acc += __builtin_convertvector(v, Double8);
   }
   std::memcpy(lane, &acc, sizeof lane);
 #else
   for (; i + 8 <= n; i += 8)
-    for (int j = 0; j < 8; ++j) lane[j] += static_cast<double>(x[i + j]);
+    for (int j = 0; j < 8; ++j) lane[j] += static_cast<double>(kPositive ? std::max(x[i + j], 0.0f) : x[i + j]);
 #endif
-  for (int j = 0; i < n; ++i, ++j) lane[j] += static_cast<double>(x[i]);
+  for (int j = 0; i < n; ++i, ++j) lane[j] += static_cast<double>(kPositive ? std::max(x[i], 0.0f) : x[i]);
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
+
+}  // namespace
+
+double sum_to_double(const float* x, Eigen::Index n) { return lane_sum_to_double<false>(x, n); }
+
+double positive_sum_to_double(const float* x, Eigen::Index n) { return lane_sum_to_double<true>(x, n); }
 
 // 32 fixed lanes (lane j takes the entries i ≡ j mod 32), combined pairwise at the end. Four vectors of eight
 // lanes keep four independent FMA chains in flight: with one accumulator the sum is bound by the FMA latency
@@ -209,14 +219,13 @@ double dot_to_double(const float* x, const double* y, Eigen::Index n) {
 template <class S>
 void softplus_row_sums(const Mat<S>& x, Eigen::Index first, Eigen::Index rows, double* out) {
   if constexpr (std::is_same_v<S, float>) {
-    thread_local Eigen::ArrayXf positive, tail;
+    thread_local Eigen::ArrayXf tail;
     const Eigen::Index cols = x.cols();
-    const Eigen::Map<const Eigen::ArrayXf> block(x.data() + first * cols, rows * cols);
-    positive = block.max(0.0f);
-    tail.resize(block.size());
-    softplus_tail(block.data(), block.size(), 1.0f, tail.data());
+    const float* block = x.data() + first * cols;
+    tail.resize(rows * cols);
+    softplus_tail(block, rows * cols, 1.0f, tail.data());
     for (Eigen::Index n = 0; n < rows; ++n)
-      out[n] = sum_to_double(positive.data() + n * cols, cols) + sum_to_double(tail.data() + n * cols, cols);
+      out[n] = positive_sum_to_double(block + n * cols, cols) + sum_to_double(tail.data() + n * cols, cols);
   } else {
     for (Eigen::Index n = 0; n < rows; ++n) out[n] = softplus_array(x.row(first + n).array()).sum();
   }

@@ -90,13 +90,11 @@ void tempered_log_q_rows(const S* a, const double* bv, Eigen::Index rows, Eigen:
     // softplus(βa) = β max(a, 0) + log(1 + e^−β|a|) for β ≥ 0: the second part (in (0, log 2]) vectorised in
     // float over the whole block (softplus_tail), several times faster than in double, with an absolute error of
     // about 1e-7 per entry; both parts are summed in double.
-    thread_local Eigen::ArrayXf positive, tail;
-    const Eigen::Map<const Eigen::ArrayXf> block(a, rows * n_h);
-    positive = block.max(0.0f);
-    tail.resize(block.size());
-    softplus_tail(block.data(), block.size(), static_cast<float>(beta), tail.data());
+    thread_local Eigen::ArrayXf tail;
+    tail.resize(rows * n_h);
+    softplus_tail(a, rows * n_h, static_cast<float>(beta), tail.data());
     for (Eigen::Index n = 0; n < rows; ++n)
-      out[n] = vis_beta * bv[n] + beta * sum_to_double(positive.data() + n * n_h, n_h) +
+      out[n] = vis_beta * bv[n] + beta * positive_sum_to_double(a + n * n_h, n_h) +
                sum_to_double(tail.data() + n * n_h, n_h);
   } else {
     // Per-thread scratch: the same arithmetic (and so the same rounding) as a fresh ArrayXd, without a heap

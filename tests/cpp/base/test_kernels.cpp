@@ -1,9 +1,10 @@
 // The samplers' vectorised kernels: Bernoulli draws from per-chunk lane generators (frequencies, independence
 // between neighbouring entries, lanes, chunks and calls; one word taken from the caller's generator; the same
-// draws for any number of OpenMP threads) and the row-block splitter. Statistical checks use a 5σ band: a
-// correct sampler fails one of them with probability below 1e-6.
+// draws for any number of OpenMP threads), the row-block splitter and the clamped sums of the softplus.
+// Statistical checks use a 5σ band: a correct sampler fails one of them with probability below 1e-6.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -119,6 +120,21 @@ TEST(Kernels, RowBlocksVisitEveryRowOnce) {
       for (Eigen::Index r = 0; r < rows; ++r)
         ASSERT_EQ(visits[static_cast<std::size_t>(r)], 1) << rows << " x " << cols << ", row " << r;
     }
+  }
+}
+
+// Σ max(x, 0) straight from x: the same bits as the sum of the clamped copy, at every length around the eight lanes
+// (negative zeros, huge and tiny magnitudes included).
+TEST(Kernels, PositiveSumIsTheSumOfTheClampedValues) {
+  Rng rng(21);
+  for (const Eigen::Index n : {0, 1, 7, 8, 9, 63, 500, 784}) {
+    std::vector<float> x(static_cast<std::size_t>(n)), clamped(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double u = rng.uniform();
+      x[i] = i % 5 == 3 ? -0.0f : static_cast<float>((u - 0.5) * std::pow(10.0, static_cast<double>(i % 7) - 3.0));
+      clamped[i] = std::max(x[i], 0.0f);
+    }
+    EXPECT_EQ(positive_sum_to_double(x.data(), n), sum_to_double(clamped.data(), n)) << "n = " << n;
   }
 }
 

@@ -22,6 +22,9 @@ void softplus_tail(const float* x, Eigen::Index n, float beta, float* out);
 // Σ x_i over n floats, accumulated in double.
 double sum_to_double(const float* x, Eigen::Index n);
 
+// Σ max(x_i, 0) over n floats, accumulated in double: the same bits as sum_to_double of the clamped values.
+double positive_sum_to_double(const float* x, Eigen::Index n);
+
 // Σ x_i y_i over n entries (x float, y double), accumulated in double.
 double dot_to_double(const float* x, const double* y, Eigen::Index n);
 
