@@ -172,9 +172,9 @@ double lane_sum_to_double(const float* x, Eigen::Index n) {
   std::memcpy(lane, &acc, sizeof lane);
 #else
   for (; i + 8 <= n; i += 8)
-    for (int j = 0; j < 8; ++j) lane[j] += static_cast<double>(kPositive ? std::max(x[i + j], 0.0f) : x[i + j]);
+    for (int j = 0; j < 8; ++j) lane[j] += static_cast<double>(kPositive && !(x[i + j] > 0.0f) ? 0.0f : x[i + j]);
 #endif
-  for (int j = 0; i < n; ++i, ++j) lane[j] += static_cast<double>(kPositive ? std::max(x[i], 0.0f) : x[i]);
+  for (int j = 0; i < n; ++i, ++j) lane[j] += static_cast<double>(kPositive && !(x[i] > 0.0f) ? 0.0f : x[i]);
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
