@@ -61,8 +61,8 @@ void multiply_transposed_binary(ConstMatrixRef<S> a, ConstMatrixRef<S> b, Matrix
 // differently from gemm's. gemm instead for double (slower there), other values, c narrower than 32 columns, an
 // inner dimension below 64, no one-instruction bit count, or more than the break-even fraction of the entries to
 // add up (rows near half ones): 38% for a·op(b) and 50% for aᵀ·op(b), lower where the backend is a BLAS running
-// its AVX-512 kernels (one thread: 34% for a·op(b) up to 256 rows, 26% beyond, 25% for aᵀ·op(b); more threads:
-// 38%, 30%, 40%). The break-even thus depends on the backend, its kernels and the thread count, as gemm's bits do.
+// its AVX-512 kernels (a·b: 34% up to 256 rows, 26% beyond; a·bᵀ: 38%, 28%; aᵀ·op(b): 25%). The break-even thus
+// depends on the backend and its kernels, as gemm's bits do.
 template <class S>
 void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c,
                      S alpha = S(1));
