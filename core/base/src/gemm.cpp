@@ -285,6 +285,12 @@ std::uint64_t last_word_mask(Eigen::Index n) {
   return in_last == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << in_last) - 1;
 }
 
+// The sums' copies of b and their lookup tables: each row of kWidth entries then starts a cache line, where the
+// 16-byte alignment of a std::vector split every vector load of a row over two lines (X·W by tables at 784 x 500,
+// 100 rows: 533 us against 341 us with the table aligned).
+template <class S>
+using AlignedBuffer = std::vector<S, Eigen::aligned_allocator<S>>;
+
 // block[h·kWidth + k] = x(k, h) for the kWidth rows k of x (row stride `stride`) and its first n columns h: a strip
 // of b's rows turned into the contiguous column block of bᵀ the sums read. For floats with AVX-512 (AVX2), in
 // 16 x 16 (8 x 8) tiles shuffled in registers: element by element the copy took a third of a 100-row product
@@ -420,7 +426,7 @@ bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries
   // computes it: the same bits for any thread count.
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (Eigen::Index chunk = 0; chunk < chunks; ++chunk) {
-    thread_local std::vector<S> block, partial;
+    thread_local AlignedBuffer<S> block, partial;
     block.resize(static_cast<std::size_t>(n_entries * kWidth));
     partial.assign(static_cast<std::size_t>(rows * kWidth), S(0));
     S sums[kWidth];
@@ -456,6 +462,156 @@ bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries
   }
   return true;
 }
+
+#if defined(__AVX512F__) || defined(__AVX2__)
+constexpr bool kGroupTables = true;
+// Fractions of the entries up to which sum_selected beats the tables (multiply_binary): ≤ 256 rows, more, aᵀ·b.
+#if defined(__AVX512F__)
+constexpr double kTablesBelow = 0.30, kTablesBelowMany = 0.16, kTablesBelowColumns = 0.25;
+#else
+constexpr double kTablesBelow = 0.18, kTablesBelowMany = 0.08, kTablesBelowColumns = 0.08;
+#endif
+
+// Sums of the rows of a block by lookup (the method of the four Russians): per word of 64 entries, the 16 sums of
+// each group of 4 rows (entry s of group g: the rows 4g + k for the bits k of s, built as entry s & (s − 1) plus row
+// ctz(s)) go to a table of 16 x 16 rows of kWidth, 32 KiB for floats, which every row of c then reads once per
+// group: 16 additions per word whatever the density, where sum_selected makes one per selected (or left-out) entry.
+// Rows past n_entries read as zeros (their bits are never set).
+template <class S, int kWidth>
+void build_group_tables(const S* block, Eigen::Index first, Eigen::Index n_entries, int groups, S* table) {
+  static const S zeros[kWidth] = {};
+  for (int g = 0; g < groups; ++g) {
+    const S* r[4];
+    for (int k = 0; k < 4; ++k) {
+      const Eigen::Index e = first + 4 * g + k;
+      r[k] = e < n_entries ? block + e * kWidth : zeros;
+    }
+    S* t = table + g * 16 * kWidth;
+    for (int j = 0; j < kWidth; ++j) {
+      const S a = r[0][j], b = r[1][j], c = r[2][j], d = r[3][j];
+      const S ba = b + a, cb = c + b, dc = d + c, db = d + b, dcb = dc + b;
+      t[0 * kWidth + j] = S(0);
+      t[1 * kWidth + j] = a;
+      t[2 * kWidth + j] = b;
+      t[3 * kWidth + j] = ba;
+      t[4 * kWidth + j] = c;
+      t[5 * kWidth + j] = c + a;
+      t[6 * kWidth + j] = cb;
+      t[7 * kWidth + j] = cb + a;
+      t[8 * kWidth + j] = d;
+      t[9 * kWidth + j] = d + a;
+      t[10 * kWidth + j] = db;
+      t[11 * kWidth + j] = db + a;
+      t[12 * kWidth + j] = dc;
+      t[13 * kWidth + j] = dc + a;
+      t[14 * kWidth + j] = dcb;
+      t[15 * kWidth + j] = dcb + a;
+    }
+  }
+}
+
+// 32 floats in registers: a row's accumulators stay there across its lookups (as arrays the compiler turned the
+// loop over groups into gathers: 4x slower). Without AVX2 (WebAssembly, baseline x86-64) there are no tables.
+#if defined(__AVX512F__)
+struct FloatRow {
+  __m512 lo, hi;
+  static FloatRow load(const float* p) { return {_mm512_loadu_ps(p), _mm512_loadu_ps(p + 16)}; }
+  static FloatRow zero() { return {_mm512_setzero_ps(), _mm512_setzero_ps()}; }
+  void add(const float* p) {
+    lo = _mm512_add_ps(lo, _mm512_loadu_ps(p));
+    hi = _mm512_add_ps(hi, _mm512_loadu_ps(p + 16));
+  }
+  void store(float* p) const {
+    _mm512_storeu_ps(p, lo);
+    _mm512_storeu_ps(p + 16, hi);
+  }
+};
+#elif defined(__AVX2__)
+struct FloatRow {
+  __m256 v[4];
+  static FloatRow load(const float* p) {
+    return {{_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), _mm256_loadu_ps(p + 16), _mm256_loadu_ps(p + 24)}};
+  }
+  static FloatRow zero() {
+    return {{_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()}};
+  }
+  void add(const float* p) {
+    for (int k = 0; k < 4; ++k) v[k] = _mm256_add_ps(v[k], _mm256_loadu_ps(p + 8 * k));
+  }
+  void store(float* p) const {
+    for (int k = 0; k < 4; ++k) _mm256_storeu_ps(p + 8 * k, v[k]);
+  }
+};
+#endif
+
+// c ← (rows selected by bits)·op(b) by group tables (above), column blocks as in sum_selected. Each entry of c is
+// the sum over words of its even groups' entries plus that of its odd groups', an order fixed by the shape: the
+// same bits for every thread count and vector width.
+template <class S>
+bool sum_by_tables(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries, const ConstMatrixRef<S>& b,
+                   bool transposed_b, MatrixRef<S>& c) {
+  if constexpr (!std::is_same_v<S, float>) {
+    return false;
+  } else {
+    constexpr int kWidth = 32;
+    const Eigen::Index words = (n_entries + 63) / 64, rows = c.rows(), cols = c.cols();
+    const double work = static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(words) * 16.0;
+    [[maybe_unused]] const int threads = work >= 4194304.0 ? std::max(1, Eigen::nbThreads()) : 1;  // OpenMP only
+    const Eigen::Index chunks = (cols + kWidth - 1) / kWidth;
+    const std::uint64_t* all_bits = bits.data();
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+    for (Eigen::Index chunk = 0; chunk < chunks; ++chunk) {
+      thread_local AlignedBuffer<S> block, table, partial;
+      block.resize(static_cast<std::size_t>(n_entries * kWidth));
+      table.resize(static_cast<std::size_t>(16 * 16 * kWidth));
+      partial.resize(static_cast<std::size_t>(rows * 2 * kWidth));
+      const Eigen::Index j0 = chunk * kWidth, start = std::min(j0, cols - kWidth), skip = j0 - start;
+      if (transposed_b) {
+        transpose_strip<S, kWidth>(b.row(start).data(), b.outerStride(), n_entries, block.data());
+      } else {
+        for (Eigen::Index i = 0; i < n_entries; ++i)
+          std::memcpy(block.data() + i * kWidth, b.row(i).data() + start, kWidth * sizeof(S));
+      }
+      for (Eigen::Index w = 0; w < words; ++w) {
+        const int groups = static_cast<int>(std::min<Eigen::Index>(16, (n_entries - 64 * w + 3) / 4));
+        build_group_tables<S, kWidth>(block.data(), 64 * w, n_entries, groups, table.data());
+        for (Eigen::Index r = 0; r < rows; ++r) {
+          S* part = partial.data() + r * 2 * kWidth;
+          FloatRow even = w == 0 ? FloatRow::zero() : FloatRow::load(part);
+          FloatRow odd = w == 0 ? FloatRow::zero() : FloatRow::load(part + kWidth);
+          std::uint64_t x = all_bits[r * words + w];
+          const S* t = table.data();
+          int g = 0;
+          for (; g + 1 < groups; g += 2, x >>= 8, t += 32 * kWidth) {
+            even.add(t + static_cast<int>(x & 15) * kWidth);
+            odd.add(t + (16 + static_cast<int>((x >> 4) & 15)) * kWidth);
+          }
+          if (g < groups) even.add(t + static_cast<int>(x & 15) * kWidth);
+          if (w + 1 == words) {
+            S sums[kWidth];
+            S* out = c.row(r).data() + j0;
+            even.store(sums);
+            odd.store(part);
+            for (Eigen::Index j = skip; j < kWidth; ++j) out[j - skip] = sums[j] + part[j];
+          } else {
+            even.store(part);
+            odd.store(part + kWidth);
+          }
+        }
+      }
+    }
+    return true;
+  }
+}
+#else
+constexpr bool kGroupTables = false;
+constexpr double kTablesBelow = 1.0, kTablesBelowMany = 1.0, kTablesBelowColumns = 1.0;
+
+template <class S>
+bool sum_by_tables(const std::vector<std::uint64_t>&, Eigen::Index, const ConstMatrixRef<S>&, bool, MatrixRef<S>&) {
+  return false;
+}
+#endif
 
 }  // namespace
 
@@ -505,17 +661,27 @@ void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, T
     gemm<S>(a, op_a, b, op_b, c, alpha, S(0));
     return;
   }
-  // Break-even fractions of entries added up (bench_rbm_updates, zeta_binary; sweeps of the update's shapes at
-  // 5-40% ones). Against Eigen and BLAS kernels for AVX2: for a·op(b) the sums run at 0.8 of the GEMM's rate per
-  // entry, so they pay below 0.4 of the entries; for aᵀ·b, whose right operand is small enough to stay in cache,
-  // they are faster even at half. Against OpenBLAS's AVX-512 kernels (Zen 5, 150-190 GFLOP/s one thread): 0.28-0.34
+  // Without tables (below), break-even fractions of entries added up against the GEMM (bench_rbm_updates,
+  // zeta_binary; sweeps of the update's shapes at 5-40% ones). Against Eigen and BLAS kernels for AVX2: for a·op(b)
+  // the sums run at 0.8 of the GEMM's rate per entry, so they pay below 0.4 of the entries; for aᵀ·b, whose right
+  // operand is small enough to stay in cache, they are faster even at half. Against OpenBLAS's AVX-512 kernels (Zen 5, 150-190 GFLOP/s one thread): 0.28-0.34
   // for a·op(b) with 100 rows, 0.21-0.28 with 1000, 0.20-0.30 for aᵀ·b; the same on two threads, where the GEMM
   // shared by rows or columns (split_blas_gemm) scales as the sums do (1.9x).
   // a·bᵀ, whose column blocks are transposed in registers (transpose_strip), pays up to 0.38 with 100 rows and 0.28
   // with 1000.
+  // From 64 rows of c, builds with AVX2 or AVX-512 add up by group tables (sum_by_tables) where the sums would add up
+  // more than a break-even fraction of the entries: the tables cost the same at any density and beat the GEMM at
+  // every one (Zen 5, 784 x 500 and 500 x 784, one or two threads: 1.3x OpenBLAS's AVX-512 kernels with 100 rows,
+  // 1.4x with 1000, 1.2x on the gradient's aᵀ·b; 1.8-2.3x its AVX2 kernels in an AVX2 build), so the GEMM is left
+  // for fewer rows, where building the tables does not pay (10 rows: 99 us against the sums' 70 and the GEMM's 116).
+  // The sums win below 30% with AVX-512 (16% beyond 256 rows, where their passes cost more; 25% for aᵀ·b) and below
+  // 18% with AVX2 (8%; 8%), whose sums lose more to the narrower vectors than the tables do.
+  const bool tables = std::is_same_v<S, float> && kGroupTables && c.rows() >= 64;
   static const bool wide_blas = avx512_kernels(gemm_backend(), gemm_kernels());  // fixed when the BLAS loads
-  const double max_fraction_rows = wide_blas ? (c.rows() > 256 ? (tb ? 0.28 : 0.26) : (tb ? 0.38 : 0.34)) : 0.38;
-  const double max_fraction_columns = wide_blas ? 0.25 : 0.5;
+  const double max_fraction_rows = tables      ? (c.rows() > 256 ? kTablesBelowMany : kTablesBelow)
+                                   : wide_blas ? (c.rows() > 256 ? (tb ? 0.28 : 0.26) : (tb ? 0.38 : 0.34))
+                                               : 0.38;
+  const double max_fraction_columns = tables ? kTablesBelowColumns : wide_blas ? 0.25 : 0.5;
   bool summed = false;
   if (ta) {
     // Decided from a's column counts before its bits are transposed (a scatter of every set bit, 2% of a PCD-1
@@ -525,12 +691,13 @@ void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, T
     double added = 0.0;
     for (Eigen::Index j = 0; j < a.cols(); ++j)
       added += std::min(static_cast<double>(ones[j]), static_cast<double>(a.rows()) - static_cast<double>(ones[j]));
-    if (added <= max_fraction_columns * static_cast<double>(a.rows()) * static_cast<double>(a.cols())) {
-      transpose_bits(a_bits, a.rows(), a.cols(), column_bits);
-      summed = sum_selected<S>(column_bits, inner, b, tb, max_fraction_columns, c);
-    }
+    const bool few = added <= max_fraction_columns * static_cast<double>(a.rows()) * static_cast<double>(a.cols());
+    if (few || tables) transpose_bits(a_bits, a.rows(), a.cols(), column_bits);
+    if (few) summed = sum_selected<S>(column_bits, inner, b, tb, max_fraction_columns, c);
+    if (!summed && tables) summed = sum_by_tables<S>(column_bits, inner, b, tb, c);
   } else {
     summed = sum_selected<S>(a_bits, inner, b, tb, max_fraction_rows, c);
+    if (!summed && tables) summed = sum_by_tables<S>(a_bits, inner, b, tb, c);
   }
   if (!summed) {
     gemm<S>(a, op_a, b, op_b, c, alpha, S(0));

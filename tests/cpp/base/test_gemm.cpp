@@ -5,6 +5,7 @@
 // the α and β terms.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -359,7 +360,7 @@ TEST(Gemm, BinarySumsSameBitsForAnyThreadCount) {
 #ifdef _OPENMP
   const int saved = omp_get_max_threads();
   Rng rng(22);
-  // A fifth ones: below the break-even of every backend, so both products are sums.
+  // A fifth ones: sums or group tables, as the build's vector width has it; either way an order fixed by the bits.
   const Mat<float> a = random_binary<float>(200, 784, 0.2, rng), b = random_matrix<float>(784, 500, rng);
   const Mat<float> stats = random_matrix<float>(200, 500, rng);
   // One entry that is not 0 or 1, in the last row (the second thread's share of the packing): the GEMM instead.
@@ -414,7 +415,7 @@ void expect_gemm_bits(const Mat<S>& a, Transpose op_a, const Mat<S>& b, const st
 }
 
 // The GEMM itself, bit for bit: other values in a, c narrower than one column block, fewer than 64 entries to sum,
-// rows near half ones (more entries to add up than the GEMM multiplies at the same cost), and double.
+// rows near half ones in fewer than 64 rows (too few to build group tables for), and double.
 TEST(Gemm, BinarySumHandsOverToTheGemm) {
   Rng rng(23);
   Mat<float> other = random_binary<float>(9, 100, 0.1, rng);
@@ -424,18 +425,95 @@ TEST(Gemm, BinarySumHandsOverToTheGemm) {
                           "narrow");
   expect_gemm_bits<float>(random_binary<float>(50, 9, 0.1, rng), Transpose::kNo, random_matrix<float>(9, 64, rng),
                           "few entries");
-  expect_gemm_bits<float>(random_binary<float>(100, 784, 0.5, rng), Transpose::kNo, random_matrix<float>(784, 64, rng),
+  expect_gemm_bits<float>(random_binary<float>(50, 784, 0.5, rng), Transpose::kNo, random_matrix<float>(784, 64, rng),
                           "half ones");
-  // Past the break-even against a BLAS's AVX-512 kernels: a third ones in 300 rows (26%), 45% for aᵀ·b (25%).
+  // Past the break-even against a BLAS's AVX-512 kernels: 40% ones in 50 rows (34%), 45% for aᵀ·b (25%).
   if (avx512_kernels(gemm_backend(), gemm_kernels())) {
-    expect_gemm_bits<float>(random_binary<float>(300, 784, 0.33, rng), Transpose::kNo,
-                            random_matrix<float>(784, 64, rng), "a third ones, AVX-512 BLAS");
-    expect_gemm_bits<float>(random_binary<float>(200, 784, 0.45, rng), Transpose::kYes,
+    expect_gemm_bits<float>(random_binary<float>(50, 784, 0.4, rng), Transpose::kNo, random_matrix<float>(784, 64, rng),
+                            "40% ones, AVX-512 BLAS");
+    expect_gemm_bits<float>(random_binary<float>(200, 50, 0.45, rng), Transpose::kYes,
                             random_matrix<float>(200, 64, rng), "aT, 45% ones, AVX-512 BLAS");
   }
   expect_gemm_bits<double>(random_binary<double>(100, 784, 0.1, rng), Transpose::kNo,
                            random_matrix<double>(784, 64, rng), "double");
 }
+
+#if defined(__AVX512F__) || defined(__AVX2__)
+// The group tables' sums re-derived in the order gemm.cpp documents: entry s of the table of rows 4g..4g+3 (values
+// a, b, c, d; zero past the inner size) is built as entry s & (s − 1) plus the row of s's lowest bit, and each entry
+// of c is the sum over words of its even groups' entries plus that of its odd groups'.
+float group_table_entry(float a, float b, float c, float d, int s) {
+  const float entries[16] = {0.0f, a,     b,     b + a,       c,     c + a,       c + b,       (c + b) + a,
+                             d,    d + a, d + b, (d + b) + a, d + c, (d + c) + a, (d + c) + b, ((d + c) + b) + a};
+  return entries[s];
+}
+
+Mat<float> group_table_sums(const Mat<float>& a, const Mat<float>& b) {
+  const Eigen::Index k = a.cols(), words = (k + 63) / 64;
+  const auto value = [&](Eigen::Index l, Eigen::Index j) { return l < k ? b(l, j) : 0.0f; };
+  Mat<float> c(a.rows(), b.cols());
+  for (Eigen::Index i = 0; i < a.rows(); ++i) {
+    for (Eigen::Index j = 0; j < b.cols(); ++j) {
+      float even = 0.0f, odd = 0.0f;
+      for (Eigen::Index w = 0; w < words; ++w) {
+        const Eigen::Index groups = std::min<Eigen::Index>(16, (k - 64 * w + 3) / 4);
+        for (Eigen::Index g = 0; g < groups; ++g) {
+          const Eigen::Index first = 64 * w + 4 * g;
+          int s = 0;
+          for (int bit = 0; bit < 4; ++bit)
+            if (first + bit < k && a(i, first + bit) == 1.0f) s |= 1 << bit;
+          const float entry = group_table_entry(value(first, j), value(first + 1, j), value(first + 2, j),
+                                                value(first + 3, j), s);
+          (g % 2 == 0 ? even : odd) += entry;
+        }
+      }
+      c(i, j) = even + odd;
+    }
+  }
+  return c;
+}
+
+// From 64 rows, where the sums would add up more than their break-even fraction of the entries, the products are
+// the group tables' sums exactly, in every form, for one and two threads: inner sizes around the words and groups,
+// the last column block overlapping the one before it.
+TEST(Gemm, DenseBinaryRowsAreSummedByGroupTables) {
+  Rng rng(25);
+#ifdef _OPENMP
+  const int saved = omp_get_max_threads();
+#endif
+  for (const int threads : {1, 2}) {
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#else
+    if (threads > 1) break;
+#endif
+    for (const Eigen::Index inner : {64, 65, 79, 200, 784}) {
+      for (const Eigen::Index cols : {32, 33, 500}) {
+        // 100 rows at 45% ones (break-even 30%), 300 at 25% (16%); aᵀ·b with 70 rows of c at 45% (25%).
+        const Mat<float> a = random_binary<float>(100, inner, 0.45, rng), b = random_matrix<float>(inner, cols, rng);
+        const Mat<float> tall = random_binary<float>(300, inner, 0.25, rng);
+        const Mat<float> a_t = random_binary<float>(inner, 70, 0.45, rng);
+        const Mat<float> b_t = b.transpose();
+        Mat<float> over_b(100, cols), over_b_t(100, cols), over_tall(300, cols), over_a_t(70, cols);
+        multiply_binary<float>(a, Transpose::kNo, b, Transpose::kNo, over_b);
+        multiply_binary<float>(a, Transpose::kNo, b_t, Transpose::kYes, over_b_t);
+        multiply_binary<float>(tall, Transpose::kNo, b, Transpose::kNo, over_tall);
+        multiply_binary<float>(a_t, Transpose::kYes, b, Transpose::kNo, over_a_t);
+        const std::string what = "threads " + std::to_string(threads) + ", inner " + std::to_string(inner) + ", cols " +
+                                 std::to_string(cols);
+        EXPECT_EQ(over_b, group_table_sums(a, b)) << what;
+        EXPECT_EQ(over_b_t, group_table_sums(a, b)) << what << ", b transposed";
+        EXPECT_EQ(over_tall, group_table_sums(tall, b)) << what << ", 300 rows";
+        EXPECT_EQ(over_a_t, group_table_sums(a_t.transpose(), b)) << what << ", a transposed";
+        expect_binary_sum<float>(a, false, b, over_b, what);
+      }
+    }
+  }
+#ifdef _OPENMP
+  omp_set_num_threads(saved);
+#endif
+}
+#endif
 
 TEST(Gemm, BinarySumShapesMustMatch) {
   const Mat<float> a = Mat<float>::Zero(3, 10), b = Mat<float>::Zero(11, 40);
