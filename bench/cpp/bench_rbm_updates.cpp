@@ -211,9 +211,9 @@ GemmResult measure_gemm(const GemmShape& shape, int n_visible, int n_hidden, int
                            trans_b ? zeta::Transpose::kYes : zeta::Transpose::kNo, C, 1.0f, beta);
        }},
   };
-  // zeta's sums of the rows a 0/1 left operand selects (zeta::multiply_binary), which replace the GEMM in the update
-  // where that operand is data, chains or hidden states; rated here by the GEMM's flops, with that operand at the
-  // training rows' density (31% ones; at half ones multiply_binary is the GEMM).
+  // zeta's sums of the rows a 0/1 left operand selects (zeta::multiply_binary: selected rows or group tables), which
+  // replace the GEMM in the update where that operand is data, chains or hidden states; rated here by the GEMM's
+  // flops, with that operand at the training rows' density (31% ones).
   MatrixF sparse_a(a->rows(), a->cols());
   for (Eigen::Index i = 0; i < sparse_a.size(); ++i) sparse_a.data()[i] = rng.uniform_float() < 0.31f ? 1.0f : 0.0f;
   if (shape.kind != GemmKind::kOZ)

@@ -521,6 +521,10 @@ struct FloatRow {
     lo = _mm512_add_ps(lo, _mm512_loadu_ps(p));
     hi = _mm512_add_ps(hi, _mm512_loadu_ps(p + 16));
   }
+  void add(const FloatRow& o) {
+    lo = _mm512_add_ps(lo, o.lo);
+    hi = _mm512_add_ps(hi, o.hi);
+  }
   void store(float* p) const {
     _mm512_storeu_ps(p, lo);
     _mm512_storeu_ps(p + 16, hi);
@@ -538,15 +542,19 @@ struct FloatRow {
   void add(const float* p) {
     for (int k = 0; k < 4; ++k) v[k] = _mm256_add_ps(v[k], _mm256_loadu_ps(p + 8 * k));
   }
+  void add(const FloatRow& o) {
+    for (int k = 0; k < 4; ++k) v[k] = _mm256_add_ps(v[k], o.v[k]);
+  }
   void store(float* p) const {
     for (int k = 0; k < 4; ++k) _mm256_storeu_ps(p + 8 * k, v[k]);
   }
 };
 #endif
 
-// c ← (rows selected by bits)·op(b) by group tables (above), column blocks as in sum_selected. Each entry of c is
-// the sum over words of its even groups' entries plus that of its odd groups', an order fixed by the shape: the
-// same bits for every thread count and vector width.
+// c ← (rows selected by bits)·op(b) by group tables (above), column blocks as in sum_selected. Each word's sum is
+// that of its even groups' entries plus that of its odd groups' (two chains of additions), and the words' sums are
+// added up in order (one partial row of kWidth per row of c: with the table it stays in the L1 cache): an order
+// fixed by the shape, the same bits for every thread count and vector width.
 template <class S>
 bool sum_by_tables(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries, const ConstMatrixRef<S>& b,
                    bool transposed_b, MatrixRef<S>& c) {
@@ -564,7 +572,7 @@ bool sum_by_tables(const std::vector<std::uint64_t>& bits, Eigen::Index n_entrie
       thread_local AlignedBuffer<S> block, table, partial;
       block.resize(static_cast<std::size_t>(n_entries * kWidth));
       table.resize(static_cast<std::size_t>(16 * 16 * kWidth));
-      partial.resize(static_cast<std::size_t>(rows * 2 * kWidth));
+      partial.resize(static_cast<std::size_t>(rows * kWidth));
       const Eigen::Index j0 = chunk * kWidth, start = std::min(j0, cols - kWidth), skip = j0 - start;
       if (transposed_b) {
         transpose_strip<S, kWidth>(b.row(start).data(), b.outerStride(), n_entries, block.data());
@@ -576,9 +584,7 @@ bool sum_by_tables(const std::vector<std::uint64_t>& bits, Eigen::Index n_entrie
         const int groups = static_cast<int>(std::min<Eigen::Index>(16, (n_entries - 64 * w + 3) / 4));
         build_group_tables<S, kWidth>(block.data(), 64 * w, n_entries, groups, table.data());
         for (Eigen::Index r = 0; r < rows; ++r) {
-          S* part = partial.data() + r * 2 * kWidth;
-          FloatRow even = w == 0 ? FloatRow::zero() : FloatRow::load(part);
-          FloatRow odd = w == 0 ? FloatRow::zero() : FloatRow::load(part + kWidth);
+          FloatRow even = FloatRow::zero(), odd = FloatRow::zero();
           std::uint64_t x = all_bits[r * words + w];
           const S* t = table.data();
           int g = 0;
@@ -587,15 +593,15 @@ bool sum_by_tables(const std::vector<std::uint64_t>& bits, Eigen::Index n_entrie
             odd.add(t + (16 + static_cast<int>((x >> 4) & 15)) * kWidth);
           }
           if (g < groups) even.add(t + static_cast<int>(x & 15) * kWidth);
+          even.add(odd);  // the word's sum
+          S* part = partial.data() + r * kWidth;
+          if (w > 0) even.add(part);
           if (w + 1 == words) {
             S sums[kWidth];
-            S* out = c.row(r).data() + j0;
             even.store(sums);
-            odd.store(part);
-            for (Eigen::Index j = skip; j < kWidth; ++j) out[j - skip] = sums[j] + part[j];
+            std::copy(sums + skip, sums + kWidth, c.row(r).data() + j0);
           } else {
             even.store(part);
-            odd.store(part + kWidth);
           }
         }
       }

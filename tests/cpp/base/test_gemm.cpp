@@ -440,8 +440,8 @@ TEST(Gemm, BinarySumHandsOverToTheGemm) {
 
 #if defined(__AVX512F__) || defined(__AVX2__)
 // The group tables' sums re-derived in the order gemm.cpp documents: entry s of the table of rows 4g..4g+3 (values
-// a, b, c, d; zero past the inner size) is built as entry s & (s − 1) plus the row of s's lowest bit, and each entry
-// of c is the sum over words of its even groups' entries plus that of its odd groups'.
+// a, b, c, d; zero past the inner size) is built as entry s & (s − 1) plus the row of s's lowest bit; a word's sum
+// is that of its even groups' entries plus that of its odd groups', and the words' sums are added up in order.
 float group_table_entry(float a, float b, float c, float d, int s) {
   const float entries[16] = {0.0f, a,     b,     b + a,       c,     c + a,       c + b,       (c + b) + a,
                              d,    d + a, d + b, (d + b) + a, d + c, (d + c) + a, (d + c) + b, ((d + c) + b) + a};
@@ -454,8 +454,9 @@ Mat<float> group_table_sums(const Mat<float>& a, const Mat<float>& b) {
   Mat<float> c(a.rows(), b.cols());
   for (Eigen::Index i = 0; i < a.rows(); ++i) {
     for (Eigen::Index j = 0; j < b.cols(); ++j) {
-      float even = 0.0f, odd = 0.0f;
+      float total = 0.0f;
       for (Eigen::Index w = 0; w < words; ++w) {
+        float even = 0.0f, odd = 0.0f;
         const Eigen::Index groups = std::min<Eigen::Index>(16, (k - 64 * w + 3) / 4);
         for (Eigen::Index g = 0; g < groups; ++g) {
           const Eigen::Index first = 64 * w + 4 * g;
@@ -466,8 +467,9 @@ Mat<float> group_table_sums(const Mat<float>& a, const Mat<float>& b) {
                                                 value(first + 3, j), s);
           (g % 2 == 0 ? even : odd) += entry;
         }
+        total = w == 0 ? even + odd : total + (even + odd);
       }
-      c(i, j) = even + odd;
+      c(i, j) = total;
     }
   }
   return c;
