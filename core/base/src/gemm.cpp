@@ -357,6 +357,19 @@ void transpose_strip(const S* x, Eigen::Index stride, Eigen::Index n, S* block) 
     for (int k = 0; k < kWidth; ++k) block[h * kWidth + k] = x[k * stride + h];
 }
 
+// The kWidth columns [start, start + kWidth) of op(b) as n_entries contiguous rows of kWidth: a few pages, where b's
+// own rows are thousands of bytes apart; for bᵀ, transposed from b's rows.
+template <class S, int kWidth>
+void copy_column_block(const ConstMatrixRef<S>& b, bool transposed_b, Eigen::Index n_entries, Eigen::Index start,
+                       S* block) {
+  if (transposed_b) {
+    transpose_strip<S, kWidth>(b.row(start).data(), b.outerStride(), n_entries, block);
+  } else {
+    for (Eigen::Index i = 0; i < n_entries; ++i)
+      std::memcpy(block + i * kWidth, b.row(i).data() + start, kWidth * sizeof(S));
+  }
+}
+
 // out[0, kWidth) += Σ b(i, ·) over the entries i of words [w0, w1) set in `bits` (with `complement`, over those not
 // set, the last word masked to its `last_mask` entries). Two accumulators take alternate entries, so the order of the
 // additions is fixed by the bits alone: the same result whatever the CPU's vector width or the number of threads.
@@ -432,12 +445,7 @@ bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries
     S sums[kWidth];
     // The last block ends at the last column; its columns before j0 belong to the block before it.
     const Eigen::Index j0 = chunk * kWidth, start = std::min(j0, cols - kWidth), skip = j0 - start;
-    if (transposed_b) {
-      transpose_strip<S, kWidth>(b.row(start).data(), b.outerStride(), n_entries, block.data());
-    } else {
-      for (Eigen::Index i = 0; i < n_entries; ++i)
-        std::memcpy(block.data() + i * kWidth, b.row(i).data() + start, kWidth * sizeof(S));
-    }
+    copy_column_block<S, kWidth>(b, transposed_b, n_entries, start, block.data());
     if (any_complement) {  // the block's column sums, row after row: the same order for either form of b
       std::fill(sums, sums + kWidth, S(0));
       for (Eigen::Index i = 0; i < n_entries; ++i)
@@ -574,12 +582,7 @@ bool sum_by_tables(const std::vector<std::uint64_t>& bits, Eigen::Index n_entrie
       table.resize(static_cast<std::size_t>(16 * 16 * kWidth));
       partial.resize(static_cast<std::size_t>(rows * kWidth));
       const Eigen::Index j0 = chunk * kWidth, start = std::min(j0, cols - kWidth), skip = j0 - start;
-      if (transposed_b) {
-        transpose_strip<S, kWidth>(b.row(start).data(), b.outerStride(), n_entries, block.data());
-      } else {
-        for (Eigen::Index i = 0; i < n_entries; ++i)
-          std::memcpy(block.data() + i * kWidth, b.row(i).data() + start, kWidth * sizeof(S));
-      }
+      copy_column_block<S, kWidth>(b, transposed_b, n_entries, start, block.data());
       for (Eigen::Index w = 0; w < words; ++w) {
         const int groups = static_cast<int>(std::min<Eigen::Index>(16, (n_entries - 64 * w + 3) / 4));
         build_group_tables<S, kWidth>(block.data(), 64 * w, n_entries, groups, table.data());
