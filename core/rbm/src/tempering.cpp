@@ -171,56 +171,66 @@ void TemperedSampler<S>::swap_round(int first_pair, Rng& rng) {
   // Pair i's values: log q̃_i of rung j's chains (lq_i_x2[i]) and log q̃_j of rung i's (lq_j_x1[i]), j = i + 1, for
   // every pair of the round in one pass on the threads (a rung's chains alone are too few rows to share evenly).
   thread_local std::vector<VectorD> lq_i_x2, lq_j_x1;
-  thread_local std::vector<char> exchanged;
+  thread_local std::vector<std::vector<char>> exchanged;  // per pair, per chain
   thread_local std::vector<LogQSegment> segments;
   lq_i_x2.resize(static_cast<std::size_t>(M));
   lq_j_x1.resize(static_cast<std::size_t>(M));
-  exchanged.resize(static_cast<std::size_t>(chains_));
+  exchanged.resize(static_cast<std::size_t>(M));
   segments.clear();
   for (int i = first_pair; i + 1 < M; i += 2) {
     const auto pair = static_cast<std::size_t>(i);
     lq_i_x2[pair].resize(chains_);
     lq_j_x1[pair].resize(chains_);
+    exchanged[pair].resize(static_cast<std::size_t>(chains_));
     segments.push_back(
         {static_cast<Eigen::Index>(i + 1) * chains_, chains_, ladder_.beta(i), 1.0, lq_i_x2[pair].data()});
     segments.push_back(
         {static_cast<Eigen::Index>(i) * chains_, chains_, ladder_.beta(i + 1), 1.0, lq_j_x1[pair].data()});
   }
   cache_.log_q(stack, segments);
+  // Every pair's exchanges are drawn first (pair after pair, chain after chain), then all of them move their rows in
+  // one pass on the threads (one fork and join a round instead of one a pair), then the cache follows: no step
+  // reads a row another pair of the round moves, so the order is that of one pair at a time.
+  std::int64_t accepted_round = 0;
   for (int i = first_pair; i + 1 < M; i += 2) {
+    const auto pair = static_cast<std::size_t>(i);
     const Eigen::Index lower = static_cast<Eigen::Index>(i) * chains_;
     const Eigen::Index upper = static_cast<Eigen::Index>(i + 1) * chains_;
-    const VectorD& lq_i = lq_i_x2[static_cast<std::size_t>(i)];
-    const VectorD& lq_j = lq_j_x1[static_cast<std::size_t>(i)];
+    const VectorD& lq_i = lq_i_x2[pair];
+    const VectorD& lq_j = lq_j_x1[pair];
     std::int64_t accepted_here = 0;
     for (int n = 0; n < chains_; ++n) {
       const Eigen::Index r1 = lower + n;
       const Eigen::Index r2 = upper + n;
       const double log_ratio = lq_i[n] + lq_j[n] - own[r1] - own[r2];
       const bool accept = log_ratio >= 0.0 || rng.uniform() < std::exp(log_ratio);
-      exchanged[static_cast<std::size_t>(n)] = accept;
+      exchanged[pair][static_cast<std::size_t>(n)] = accept;
       if (accept) {
         ladder_.exchange(r1, r2);
         ++accepted_here;
       }
     }
-    // The exchanges move whole rows (10 KB a pair of float chains at 784 x 500): shared among the threads once
-    // the draws above have decided them.
-    // `exchanged` is thread_local: the other threads get its address, not its name.
-    const char* swapped = exchanged.data();
-    const bool parallel = accepted_here * (v_.cols() + a_.cols()) >= (Eigen::Index{1} << 15);
-#pragma omp parallel for schedule(static) if (parallel)
-    for (Eigen::Index n = 0; n < chains_; ++n) {
-      if (swapped[n]) {
-        v_.row(lower + n).swap(v_.row(upper + n));
-        a_.row(lower + n).swap(a_.row(upper + n));
-      }
-    }
-    cache_.follow_swap_tests(stack, i, lq_i, lq_j, exchanged);
-    const auto pair = static_cast<std::size_t>(i);
     accepted_[pair] += accepted_here;
     proposed_[pair] += chains_;
     recent_rate_[pair] += kRecentWeight * (static_cast<double>(accepted_here) / chains_ - recent_rate_[pair]);
+    accepted_round += accepted_here;
+  }
+  // The exchanges move whole rows (10 KB a pair of float chains at 784 x 500). `exchanged` is thread_local: the
+  // other threads get its address, not its name.
+  const std::vector<char>* swapped = exchanged.data();
+  const Eigen::Index round_pairs = (M - first_pair) / 2, per_pair = chains_;
+  const bool parallel = accepted_round * (v_.cols() + a_.cols()) >= (Eigen::Index{1} << 15);
+#pragma omp parallel for schedule(static) if (parallel)
+  for (Eigen::Index k = 0; k < round_pairs * per_pair; ++k) {
+    const Eigen::Index i = first_pair + 2 * (k / per_pair), n = k % per_pair;
+    if (swapped[i][static_cast<std::size_t>(n)]) {
+      v_.row(i * per_pair + n).swap(v_.row((i + 1) * per_pair + n));
+      a_.row(i * per_pair + n).swap(a_.row((i + 1) * per_pair + n));
+    }
+  }
+  for (int i = first_pair; i + 1 < M; i += 2) {
+    const auto pair = static_cast<std::size_t>(i);
+    cache_.follow_swap_tests(stack, i, lq_i_x2[pair], lq_j_x1[pair], exchanged[pair]);
   }
 }
 
