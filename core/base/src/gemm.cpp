@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "zeta/base/error.hpp"
@@ -439,27 +440,30 @@ bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries
   // computes it: the same bits for any thread count.
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (Eigen::Index chunk = 0; chunk < chunks; ++chunk) {
-    thread_local AlignedBuffer<S> block, partial;
-    block.resize(static_cast<std::size_t>(n_entries * kWidth));
-    partial.assign(static_cast<std::size_t>(rows * kWidth), S(0));
+    thread_local AlignedBuffer<S> block_buffer, partial_buffer;
+    block_buffer.resize(static_cast<std::size_t>(n_entries * kWidth));
+    partial_buffer.assign(static_cast<std::size_t>(rows * kWidth), S(0));
+    // Plain pointers: in position-independent code every use of a thread_local's name is a call to __tls_get_addr
+    // (with the vector registers saved around it), which GCC repeats inside the loops.
+    S* const block = block_buffer.data();
+    S* const partial = partial_buffer.data();
     S sums[kWidth];
     // The last block ends at the last column; its columns before j0 belong to the block before it.
     const Eigen::Index j0 = chunk * kWidth, start = std::min(j0, cols - kWidth), skip = j0 - start;
-    copy_column_block<S, kWidth>(b, transposed_b, n_entries, start, block.data());
+    copy_column_block<S, kWidth>(b, transposed_b, n_entries, start, block);
     if (any_complement) {  // the block's column sums, row after row: the same order for either form of b
       std::fill(sums, sums + kWidth, S(0));
       for (Eigen::Index i = 0; i < n_entries; ++i)
-        for (int j = 0; j < kWidth; ++j) sums[j] += block[static_cast<std::size_t>(i * kWidth + j)];
+        for (int j = 0; j < kWidth; ++j) sums[j] += block[i * kWidth + j];
     }
     for (Eigen::Index w0 = 0; w0 < words; w0 += pass_words) {
       const Eigen::Index w1 = std::min(words, w0 + pass_words);
       for (Eigen::Index r = 0; r < rows; ++r)
         add_selected_rows<S, kWidth>(all_bits + r * words, w0, w1, words, last_mask,
-                                     complement[static_cast<std::size_t>(r)], block.data(),
-                                     partial.data() + r * kWidth);
+                                     complement[static_cast<std::size_t>(r)], block, partial + r * kWidth);
     }
     for (Eigen::Index r = 0; r < rows; ++r) {
-      const S* sum = partial.data() + r * kWidth;
+      const S* sum = partial + r * kWidth;
       S* out = c.row(r).data() + j0;
       if (complement[static_cast<std::size_t>(r)]) {
         for (Eigen::Index j = skip; j < kWidth; ++j) out[j - skip] = sums[j] - sum[j];
@@ -473,11 +477,14 @@ bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries
 
 #if defined(__AVX512F__) || defined(__AVX2__)
 constexpr bool kGroupTables = true;
-// Fractions of the entries up to which sum_selected beats the tables (multiply_binary): ≤ 256 rows, more, aᵀ·b.
+// Fractions of the entries up to which sum_selected beats the tables (multiply_binary): ≤ 256 rows, more (a·b and
+// a·bᵀ), aᵀ·b.
 #if defined(__AVX512F__)
-constexpr double kTablesBelow = 0.30, kTablesBelowMany = 0.16, kTablesBelowColumns = 0.25;
+constexpr double kTablesBelow = 0.20, kTablesBelowMany = 0.09, kTablesBelowManyTransposed = 0.15,
+                 kTablesBelowColumns = 0.16;
 #else
-constexpr double kTablesBelow = 0.18, kTablesBelowMany = 0.08, kTablesBelowColumns = 0.08;
+constexpr double kTablesBelow = 0.12, kTablesBelowMany = 0.05, kTablesBelowManyTransposed = 0.09,
+                 kTablesBelowColumns = 0.06;
 #endif
 
 // Sums of the rows of a block by lookup (the method of the four Russians): per word of 64 entries, the 16 sums of
@@ -537,6 +544,7 @@ struct FloatRow {
     _mm512_storeu_ps(p, lo);
     _mm512_storeu_ps(p + 16, hi);
   }
+  void pin() { asm("" : "+v"(lo), "+v"(hi)); }  // an empty statement GCC cannot move additions across
 };
 #elif defined(__AVX2__)
 struct FloatRow {
@@ -556,8 +564,41 @@ struct FloatRow {
   void store(float* p) const {
     for (int k = 0; k < 4; ++k) _mm256_storeu_ps(p + 8 * k, v[k]);
   }
+  void pin() { asm("" : "+x"(v[0]), "+x"(v[1]), "+x"(v[2]), "+x"(v[3])); }
 };
 #endif
+
+// A whole word's 16 lookups, unrolled: entry s of group g is at byte g·2048 + s·128 of the table, so each lookup is a
+// shift and a mask of the word and a load at a constant displacement (the loop over groups spent three times the
+// scalar instructions on the addresses: 100 x 784 x 500 took 1.4x as long). Group g goes to the even chain for even
+// g, in the loop's order, so the same bits. pin() keeps each group's two additions together: without it GCC added
+// up the low halves of all 16 entries first and kept 16 addresses alive, spilled to vector registers.
+constexpr int kTableEntryShift = 7;  // log2 of an entry's bytes: 32 floats
+template <int kGroup>
+inline void add_group_entry(const char* table, std::uint64_t word, FloatRow& even, FloatRow& odd) {
+  constexpr int shift = 4 * kGroup - kTableEntryShift;
+  constexpr std::uint64_t mask = std::uint64_t{15} << kTableEntryShift;
+  std::uint64_t offset;
+  if constexpr (shift >= 0) {
+    offset = (word >> shift) & mask;
+  } else {
+    offset = (word << -shift) & mask;
+  }
+  const auto* entry = reinterpret_cast<const float*>(table + (kGroup << (4 + kTableEntryShift)) + offset);
+  if constexpr (kGroup % 2 == 0) {
+    even.add(entry);
+    even.pin();
+  } else {
+    odd.add(entry);
+    odd.pin();
+  }
+}
+
+template <std::size_t... kGroups>
+inline void add_whole_word(const char* table, std::uint64_t word, FloatRow& even, FloatRow& odd,
+                           std::index_sequence<kGroups...>) {
+  (add_group_entry<static_cast<int>(kGroups)>(table, word, even, odd), ...);
+}
 
 // c ← (rows selected by bits)·op(b) by group tables (above), column blocks as in sum_selected. Each word's sum is
 // that of its even groups' entries plus that of its odd groups' (two chains of additions), and the words' sums are
@@ -570,6 +611,7 @@ bool sum_by_tables(const std::vector<std::uint64_t>& bits, Eigen::Index n_entrie
     return false;
   } else {
     constexpr int kWidth = 32;
+    static_assert(kWidth * sizeof(S) == std::size_t{1} << kTableEntryShift, "add_whole_word's table layout");
     const Eigen::Index words = (n_entries + 63) / 64, rows = c.rows(), cols = c.cols();
     const double work = static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(words) * 16.0;
     [[maybe_unused]] const int threads = work >= 4194304.0 ? std::max(1, Eigen::nbThreads()) : 1;  // OpenMP only
@@ -577,27 +619,35 @@ bool sum_by_tables(const std::vector<std::uint64_t>& bits, Eigen::Index n_entrie
     const std::uint64_t* all_bits = bits.data();
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
     for (Eigen::Index chunk = 0; chunk < chunks; ++chunk) {
-      thread_local AlignedBuffer<S> block, table, partial;
-      block.resize(static_cast<std::size_t>(n_entries * kWidth));
-      table.resize(static_cast<std::size_t>(16 * 16 * kWidth));
-      partial.resize(static_cast<std::size_t>(rows * kWidth));
+      thread_local AlignedBuffer<S> block_buffer, table_buffer, partial_buffer;
+      block_buffer.resize(static_cast<std::size_t>(n_entries * kWidth));
+      table_buffer.resize(static_cast<std::size_t>(16 * 16 * kWidth));
+      partial_buffer.resize(static_cast<std::size_t>(rows * kWidth));
+      // Plain pointers (see sum_selected): two __tls_get_addr calls per row and word had cost 9% of the product.
+      S* const block = block_buffer.data();
+      S* const table = table_buffer.data();
+      S* const partial = partial_buffer.data();
       const Eigen::Index j0 = chunk * kWidth, start = std::min(j0, cols - kWidth), skip = j0 - start;
-      copy_column_block<S, kWidth>(b, transposed_b, n_entries, start, block.data());
+      copy_column_block<S, kWidth>(b, transposed_b, n_entries, start, block);
       for (Eigen::Index w = 0; w < words; ++w) {
         const int groups = static_cast<int>(std::min<Eigen::Index>(16, (n_entries - 64 * w + 3) / 4));
-        build_group_tables<S, kWidth>(block.data(), 64 * w, n_entries, groups, table.data());
+        build_group_tables<S, kWidth>(block, 64 * w, n_entries, groups, table);
         for (Eigen::Index r = 0; r < rows; ++r) {
           FloatRow even = FloatRow::zero(), odd = FloatRow::zero();
           std::uint64_t x = all_bits[r * words + w];
-          const S* t = table.data();
-          int g = 0;
-          for (; g + 1 < groups; g += 2, x >>= 8, t += 32 * kWidth) {
-            even.add(t + static_cast<int>(x & 15) * kWidth);
-            odd.add(t + (16 + static_cast<int>((x >> 4) & 15)) * kWidth);
+          if (groups == 16) {
+            add_whole_word(reinterpret_cast<const char*>(table), x, even, odd, std::make_index_sequence<16>{});
+          } else {
+            const S* t = table;
+            int g = 0;
+            for (; g + 1 < groups; g += 2, x >>= 8, t += 32 * kWidth) {
+              even.add(t + static_cast<int>(x & 15) * kWidth);
+              odd.add(t + (16 + static_cast<int>((x >> 4) & 15)) * kWidth);
+            }
+            if (g < groups) even.add(t + static_cast<int>(x & 15) * kWidth);
           }
-          if (g < groups) even.add(t + static_cast<int>(x & 15) * kWidth);
           even.add(odd);  // the word's sum
-          S* part = partial.data() + r * kWidth;
+          S* part = partial + r * kWidth;
           if (w > 0) even.add(part);
           if (w + 1 == words) {
             S sums[kWidth];
@@ -614,7 +664,8 @@ bool sum_by_tables(const std::vector<std::uint64_t>& bits, Eigen::Index n_entrie
 }
 #else
 constexpr bool kGroupTables = false;
-constexpr double kTablesBelow = 1.0, kTablesBelowMany = 1.0, kTablesBelowColumns = 1.0;
+constexpr double kTablesBelow = 1.0, kTablesBelowMany = 1.0, kTablesBelowManyTransposed = 1.0,
+                 kTablesBelowColumns = 1.0;
 
 template <class S>
 bool sum_by_tables(const std::vector<std::uint64_t>&, Eigen::Index, const ConstMatrixRef<S>&, bool, MatrixRef<S>&) {
@@ -680,14 +731,17 @@ void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, T
   // with 1000.
   // From 64 rows of c, builds with AVX2 or AVX-512 add up by group tables (sum_by_tables) where the sums would add up
   // more than a break-even fraction of the entries: the tables cost the same at any density and beat the GEMM at
-  // every one (Zen 5, 784 x 500 and 500 x 784, one or two threads: 1.3x OpenBLAS's AVX-512 kernels with 100 rows,
-  // 1.4x with 1000, 1.2x on the gradient's aᵀ·b; 1.8-2.3x its AVX2 kernels in an AVX2 build), so the GEMM is left
-  // for fewer rows, where building the tables does not pay (10 rows: 99 us against the sums' 70 and the GEMM's 116).
-  // The sums win below 30% with AVX-512 (16% beyond 256 rows, where their passes cost more; 25% for aᵀ·b) and below
-  // 18% with AVX2 (8%; 8%), whose sums lose more to the narrower vectors than the tables do.
+  // every one (Zen 5, 784 x 500 and 500 x 784, one thread: 1.7x OpenBLAS's AVX-512 kernels with 100 rows, 1.8-2.0x
+  // with 1000, 1.2x on the gradient's aᵀ·b), so the GEMM is left for fewer rows, where building the tables does not
+  // pay (copying 784 x 500 and building its tables costs 75-110 us: at 8 rows the tables took 86-123 us against the
+  // sums' 53-101 and the GEMM's 90-107).
+  // Sweeps of the update's shapes at 6-26% ones (one thread, Zen 5): the sums win below 20% with AVX-512 (beyond 256
+  // rows, where their passes cost more, 9% for a·b and 15% for a·bᵀ; 16% for aᵀ·b) and below 12% in an AVX2 build
+  // (5%, 9%; 6%), whose sums lose more to the narrower vectors than the tables do.
   const bool tables = std::is_same_v<S, float> && kGroupTables && c.rows() >= 64;
   static const bool wide_blas = avx512_kernels(gemm_backend(), gemm_kernels());  // fixed when the BLAS loads
-  const double max_fraction_rows = tables      ? (c.rows() > 256 ? kTablesBelowMany : kTablesBelow)
+  const double max_fraction_rows = tables      ? (c.rows() > 256 ? (tb ? kTablesBelowManyTransposed : kTablesBelowMany)
+                                                                 : kTablesBelow)
                                    : wide_blas ? (c.rows() > 256 ? (tb ? 0.28 : 0.26) : (tb ? 0.38 : 0.34))
                                                : 0.38;
   const double max_fraction_columns = tables ? kTablesBelowColumns : wide_blas ? 0.25 : 0.5;
