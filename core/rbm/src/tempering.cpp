@@ -198,13 +198,14 @@ void TemperedSampler<S>::swap_round(int first_pair, Rng& rng) {
     const Eigen::Index upper = static_cast<Eigen::Index>(i + 1) * chains_;
     const VectorD& lq_i = lq_i_x2[pair];
     const VectorD& lq_j = lq_j_x1[pair];
+    char* const flags = exchanged[pair].data();  // thread_local: named in the loop, it costs a call per chain
     std::int64_t accepted_here = 0;
     for (int n = 0; n < chains_; ++n) {
       const Eigen::Index r1 = lower + n;
       const Eigen::Index r2 = upper + n;
       const double log_ratio = lq_i[n] + lq_j[n] - own[r1] - own[r2];
       const bool accept = log_ratio >= 0.0 || rng.uniform() < std::exp(log_ratio);
-      exchanged[pair][static_cast<std::size_t>(n)] = accept;
+      flags[n] = accept;
       if (accept) {
         ladder_.exchange(r1, r2);
         ++accepted_here;
