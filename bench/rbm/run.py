@@ -365,7 +365,7 @@ def make_report(results, configs, variants, facts, args):
                 note = (f" — the machine ran {med(caps):.2f} one-thread products at once in the same rounds "
                         f"({min(caps):.2f}–{max(caps):.2f}; 2.00 = two whole cores)" if caps else "")
                 lines.append(f"- 2 threads, {name}: " + "; ".join(checks) + note)
-                missed += [f"2 threads, {name} ({c.split(' (')[0]})" for c in checks if c.endswith("(MISSED)")]
+                missed += [f"2 threads, {name} ({c.split(' (')[0]})" for c in checks if c.endswith("MISSED)")]
             continue
         if best["torch"]:
             checks.append(f"vs PyTorch {ups / best['torch']:.1f}× ({'met' if ups >= 1.5 * best['torch'] else 'MISSED'})")
