@@ -267,15 +267,27 @@ bool pack_bits(const ConstMatrixRef<S>& x, Eigen::Index words, std::vector<std::
 void transpose_bits(const std::vector<std::uint64_t>& row_bits, Eigen::Index rows, Eigen::Index cols,
                     std::vector<std::uint64_t>& column_bits) {
   const Eigen::Index row_words = (cols + 63) / 64, column_words = (rows + 63) / 64;
-  column_bits.assign(static_cast<std::size_t>(cols * column_words), 0);
-  for (Eigen::Index r = 0; r < rows; ++r) {
-    const std::uint64_t bit = std::uint64_t{1} << (r % 64);
-    const Eigen::Index word_of_row = r / 64;
+  column_bits.resize(static_cast<std::size_t>(cols * column_words));  // every word is written below
+  // 64 x 64 blocks, each transposed in place by swapping ever smaller off-diagonal sub-blocks (6 rounds of 32 masked
+  // exchanges; Hacker's Delight 7-3): a scatter of every set bit had taken 60 us for a 200 x 784 gradient operand.
+  std::uint64_t block[64];
+  for (Eigen::Index q = 0; q < column_words; ++q) {
     for (Eigen::Index w = 0; w < row_words; ++w) {
-      for (std::uint64_t x = row_bits[static_cast<std::size_t>(r * row_words + w)]; x != 0; x &= x - 1) {
-        const Eigen::Index i = w * 64 + __builtin_ctzll(x);
-        column_bits[static_cast<std::size_t>(i * column_words + word_of_row)] |= bit;
+      for (Eigen::Index j = 0; j < 64; ++j) {
+        const Eigen::Index r = 64 * q + j;
+        block[j] = r < rows ? row_bits[static_cast<std::size_t>(r * row_words + w)] : 0;
       }
+      std::uint64_t mask = 0x00000000FFFFFFFFULL;
+      for (int width = 32; width != 0; width >>= 1, mask ^= mask << width) {
+        for (int k = 0; k < 64; k = ((k | width) + 1) & ~width) {
+          const std::uint64_t t = ((block[k] >> width) ^ block[k | width]) & mask;
+          block[k] ^= t << width;
+          block[k | width] ^= t;
+        }
+      }
+      // Now bit j of block[k] is entry (64q + j, 64w + k).
+      for (Eigen::Index k = 0; k < 64 && 64 * w + k < cols; ++k)
+        column_bits[static_cast<std::size_t>((64 * w + k) * column_words + q)] = block[k];
     }
   }
 }
