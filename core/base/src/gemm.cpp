@@ -489,14 +489,14 @@ bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries
 
 #if defined(__AVX512F__) || defined(__AVX2__)
 constexpr bool kGroupTables = true;
-// Fractions of the entries up to which sum_selected beats the tables (multiply_binary): ≤ 256 rows, more (a·b and
-// a·bᵀ), aᵀ·b.
+// Fractions of the entries up to which sum_selected beats the tables (multiply_binary): fewer than 64 rows, ≤ 256
+// rows, more (a·b and a·bᵀ), aᵀ·b.
 #if defined(__AVX512F__)
-constexpr double kTablesBelow = 0.20, kTablesBelowMany = 0.09, kTablesBelowManyTransposed = 0.15,
-                 kTablesBelowColumns = 0.16;
+constexpr double kTablesBelowFew = 0.26, kTablesBelow = 0.20, kTablesBelowMany = 0.09,
+                 kTablesBelowManyTransposed = 0.15, kTablesBelowColumns = 0.16;
 #else
-constexpr double kTablesBelow = 0.12, kTablesBelowMany = 0.05, kTablesBelowManyTransposed = 0.09,
-                 kTablesBelowColumns = 0.06;
+constexpr double kTablesBelowFew = 0.22, kTablesBelow = 0.12, kTablesBelowMany = 0.05,
+                 kTablesBelowManyTransposed = 0.09, kTablesBelowColumns = 0.06;
 #endif
 
 // Sums of the rows of a block by lookup (the method of the four Russians): per word of 64 entries, the 16 sums of
@@ -676,7 +676,7 @@ bool sum_by_tables(const std::vector<std::uint64_t>& bits, Eigen::Index n_entrie
 }
 #else
 constexpr bool kGroupTables = false;
-constexpr double kTablesBelow = 1.0, kTablesBelowMany = 1.0, kTablesBelowManyTransposed = 1.0,
+constexpr double kTablesBelowFew = 1.0, kTablesBelow = 1.0, kTablesBelowMany = 1.0, kTablesBelowManyTransposed = 1.0,
                  kTablesBelowColumns = 1.0;
 
 template <class S>
@@ -741,19 +741,22 @@ void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, T
   // shared by rows or columns (split_blas_gemm) scales as the sums do (1.9x).
   // a·bᵀ, whose column blocks are transposed in registers (transpose_strip), pays up to 0.38 with 100 rows and 0.28
   // with 1000.
-  // From 64 rows of c, builds with AVX2 or AVX-512 add up by group tables (sum_by_tables) where the sums would add up
-  // more than a break-even fraction of the entries: the tables cost the same at any density and beat the GEMM at
-  // every one (Zen 5, 784 x 500 and 500 x 784, one thread: 1.7x OpenBLAS's AVX-512 kernels with 100 rows, 1.8-2.0x
-  // with 1000, 1.2x on the gradient's aᵀ·b), so the GEMM is left for fewer rows, where building the tables does not
-  // pay (copying 784 x 500 and building its tables costs 75-110 us: at 8 rows the tables took 86-123 us against the
-  // sums' 53-101 and the GEMM's 90-107).
-  // Sweeps of the update's shapes at 6-26% ones (one thread, Zen 5): the sums win below 20% with AVX-512 (beyond 256
-  // rows, where their passes cost more, 9% for a·b and 15% for a·bᵀ; 16% for aᵀ·b) and below 12% in an AVX2 build
-  // (5%, 9%; 6%), whose sums lose more to the narrower vectors than the tables do.
-  const bool tables = std::is_same_v<S, float> && kGroupTables && c.rows() >= 64;
+  // From 32 rows of c (64 for aᵀ·b), builds with AVX2 or AVX-512 add up by group tables (sum_by_tables) where the
+  // sums would add up more than a break-even fraction of the entries: the tables cost the same at any density and
+  // beat the GEMM at every one (Zen 5, 784 x 500 and 500 x 784, one thread: 1.7x OpenBLAS's AVX-512 kernels with 100
+  // rows, 1.8-2.0x with 1000, 1.1-1.7x with 32-63, 1.2x on the gradient's aᵀ·b; an AVX2 build 1.5-2.1x the AVX2
+  // kernels at 32-63 rows), so the GEMM is left for fewer rows, where building the tables does not pay (copying
+  // 784 x 500 and building its tables costs 75-110 us: at 16 rows the tables took 100-117 us against the GEMM's
+  // 107-142 and the sums' 75-117).
+  // Sweeps of the update's shapes at 6-45% ones (one thread, Zen 5): the sums win below 20% with AVX-512 (below 64
+  // rows, where the tables' setup weighs more, 26%; beyond 256 rows, where the sums' passes cost more, 9% for a·b and
+  // 15% for a·bᵀ; 16% for aᵀ·b) and below 12% in an AVX2 build (22%; 5%, 9%; 6%), whose sums lose more to the
+  // narrower vectors than the tables do.
+  const bool tables = std::is_same_v<S, float> && kGroupTables && c.rows() >= (ta ? 64 : 32);
   static const bool wide_blas = avx512_kernels(gemm_backend(), gemm_kernels());  // fixed when the BLAS loads
-  const double max_fraction_rows = tables      ? (c.rows() > 256 ? (tb ? kTablesBelowManyTransposed : kTablesBelowMany)
-                                                                 : kTablesBelow)
+  const double max_fraction_rows = tables      ? (c.rows() < 64    ? kTablesBelowFew
+                                                  : c.rows() > 256 ? (tb ? kTablesBelowManyTransposed : kTablesBelowMany)
+                                                                   : kTablesBelow)
                                    : wide_blas ? (c.rows() > 256 ? (tb ? 0.28 : 0.26) : (tb ? 0.38 : 0.34))
                                                : 0.38;
   const double max_fraction_columns = tables ? kTablesBelowColumns : wide_blas ? 0.25 : 0.5;

@@ -415,7 +415,7 @@ void expect_gemm_bits(const Mat<S>& a, Transpose op_a, const Mat<S>& b, const st
 }
 
 // The GEMM itself, bit for bit: other values in a, c narrower than one column block, fewer than 64 entries to sum,
-// rows near half ones in fewer than 64 rows (too few to build group tables for), and double.
+// rows near half ones in fewer than 32 rows (too few to build group tables for), and double.
 TEST(Gemm, BinarySumHandsOverToTheGemm) {
   Rng rng(23);
   Mat<float> other = random_binary<float>(9, 100, 0.1, rng);
@@ -425,11 +425,12 @@ TEST(Gemm, BinarySumHandsOverToTheGemm) {
                           "narrow");
   expect_gemm_bits<float>(random_binary<float>(50, 9, 0.1, rng), Transpose::kNo, random_matrix<float>(9, 64, rng),
                           "few entries");
-  expect_gemm_bits<float>(random_binary<float>(50, 784, 0.5, rng), Transpose::kNo, random_matrix<float>(784, 64, rng),
+  expect_gemm_bits<float>(random_binary<float>(20, 784, 0.5, rng), Transpose::kNo, random_matrix<float>(784, 64, rng),
                           "half ones");
-  // Past the break-even against a BLAS's AVX-512 kernels: 40% ones in 50 rows (34%), 45% for aᵀ·b (25%).
+  // Past the break-even against a BLAS's AVX-512 kernels: 40% ones in 20 rows (34%), 45% for aᵀ·b with 50 rows of c
+  // (25%; group tables for aᵀ·b start at 64).
   if (avx512_kernels(gemm_backend(), gemm_kernels())) {
-    expect_gemm_bits<float>(random_binary<float>(50, 784, 0.4, rng), Transpose::kNo, random_matrix<float>(784, 64, rng),
+    expect_gemm_bits<float>(random_binary<float>(20, 784, 0.4, rng), Transpose::kNo, random_matrix<float>(784, 64, rng),
                             "40% ones, AVX-512 BLAS");
     expect_gemm_bits<float>(random_binary<float>(200, 50, 0.45, rng), Transpose::kYes,
                             random_matrix<float>(200, 64, rng), "aT, 45% ones, AVX-512 BLAS");
@@ -475,7 +476,7 @@ Mat<float> group_table_sums(const Mat<float>& a, const Mat<float>& b) {
   return c;
 }
 
-// From 64 rows, where the sums would add up more than their break-even fraction of the entries, the products are
+// From 32 rows, where the sums would add up more than their break-even fraction of the entries, the products are
 // the group tables' sums exactly, in every form, for one and two threads: inner sizes around the words and groups,
 // the last column block overlapping the one before it.
 TEST(Gemm, DenseBinaryRowsAreSummedByGroupTables) {
@@ -491,22 +492,26 @@ TEST(Gemm, DenseBinaryRowsAreSummedByGroupTables) {
 #endif
     for (const Eigen::Index inner : {64, 65, 79, 200, 784}) {
       for (const Eigen::Index cols : {32, 33, 500}) {
-        // 100 rows at 45% ones (break-even 30%), 300 at 25% (16%); aᵀ·b with 70 rows of c at 45% (25%).
+        // 100 rows at 45% ones (break-even 20%), 300 at 25% (9%), 40 at 45% (26%); aᵀ·b with 70 rows of c at 45%
+        // (16%). An AVX2 build's break-evens are lower.
         const Mat<float> a = random_binary<float>(100, inner, 0.45, rng), b = random_matrix<float>(inner, cols, rng);
+        const Mat<float> few = random_binary<float>(40, inner, 0.45, rng);
         const Mat<float> tall = random_binary<float>(300, inner, 0.25, rng);
         const Mat<float> a_t = random_binary<float>(inner, 70, 0.45, rng);
         const Mat<float> b_t = b.transpose();
-        Mat<float> over_b(100, cols), over_b_t(100, cols), over_tall(300, cols), over_a_t(70, cols);
+        Mat<float> over_b(100, cols), over_b_t(100, cols), over_tall(300, cols), over_a_t(70, cols), over_few(40, cols);
         multiply_binary<float>(a, Transpose::kNo, b, Transpose::kNo, over_b);
         multiply_binary<float>(a, Transpose::kNo, b_t, Transpose::kYes, over_b_t);
         multiply_binary<float>(tall, Transpose::kNo, b, Transpose::kNo, over_tall);
         multiply_binary<float>(a_t, Transpose::kYes, b, Transpose::kNo, over_a_t);
+        multiply_binary<float>(few, Transpose::kNo, b, Transpose::kNo, over_few);
         const std::string what = "threads " + std::to_string(threads) + ", inner " + std::to_string(inner) + ", cols " +
                                  std::to_string(cols);
         EXPECT_EQ(over_b, group_table_sums(a, b)) << what;
         EXPECT_EQ(over_b_t, group_table_sums(a, b)) << what << ", b transposed";
         EXPECT_EQ(over_tall, group_table_sums(tall, b)) << what << ", 300 rows";
         EXPECT_EQ(over_a_t, group_table_sums(a_t.transpose(), b)) << what << ", a transposed";
+        EXPECT_EQ(over_few, group_table_sums(few, b)) << what << ", 40 rows";
         expect_binary_sum<float>(a, false, b, over_b, what);
       }
     }
