@@ -762,8 +762,8 @@ void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, T
   const double max_fraction_columns = tables ? kTablesBelowColumns : wide_blas ? 0.25 : 0.5;
   bool summed = false;
   if (ta) {
-    // Decided from a's column counts before its bits are transposed (a scatter of every set bit, 2% of a PCD-1
-    // update whose gradient then went to the GEMM all the same); sum_selected finds the same fraction.
+    // Decided from a's column counts before its bits are transposed (work wasted on a product that then goes to the
+    // GEMM all the same); sum_selected finds the same fraction.
     Eigen::Matrix<S, 1, Eigen::Dynamic> ones = a.row(0);
     for (Eigen::Index r = 1; r < a.rows(); ++r) ones += a.row(r);
     double added = 0.0;
