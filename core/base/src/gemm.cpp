@@ -445,13 +445,12 @@ bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries
   // In double: Eigen::Index is 32 bits in the WebAssembly module.
   const double work = static_cast<double>(rows) * static_cast<double>(cols) *
                       std::max(1.0, static_cast<double>(n_entries) / 4.0);
-  [[maybe_unused]] const int threads = work >= 4194304.0 ? std::max(1, Eigen::nbThreads()) : 1;  // OpenMP only
+  const int threads = work >= 4194304.0 ? std::max(1, Eigen::nbThreads()) : 1;
   const Eigen::Index chunks = (cols + kWidth - 1) / kWidth;
   const std::uint64_t* all_bits = bits.data();
   // Threads take whole column blocks (each copies only its own); an entry's sum does not depend on which thread
   // computes it: the same bits for any thread count.
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
-  for (Eigen::Index chunk = 0; chunk < chunks; ++chunk) {
+  for_shared_chunks(chunks, threads, threads > 1, [&](Eigen::Index chunk) {
     thread_local AlignedBuffer<S> block_buffer, partial_buffer;
     block_buffer.resize(static_cast<std::size_t>(n_entries * kWidth));
     partial_buffer.assign(static_cast<std::size_t>(rows * kWidth), S(0));
@@ -483,7 +482,7 @@ bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries
         std::copy(sum + skip, sum + kWidth, out);
       }
     }
-  }
+  });
   return true;
 }
 
@@ -586,6 +585,8 @@ struct FloatRow {
 // g, in the loop's order, so the same bits. pin() keeps each group's two additions together: without it GCC added
 // up the low halves of all 16 entries first and kept 16 addresses alive, spilled to vector registers.
 constexpr int kTableEntryShift = 7;  // log2 of an entry's bytes: 32 floats
+constexpr int kTableWidth = 32;      // columns of c per block (and floats per table entry)
+static_assert(kTableWidth * sizeof(float) == std::size_t{1} << kTableEntryShift, "add_whole_word's table layout");
 template <int kGroup>
 inline void add_group_entry(const char* table, std::uint64_t word, FloatRow& even, FloatRow& odd) {
   constexpr int shift = 4 * kGroup - kTableEntryShift;
@@ -612,6 +613,55 @@ inline void add_whole_word(const char* table, std::uint64_t word, FloatRow& even
   (add_group_entry<static_cast<int>(kGroups)>(table, word, even, odd), ...);
 }
 
+// Column block `chunk` (kTableWidth columns of c) of sum_by_tables. A function of its own, called through
+// for_shared_chunks: inlined into the lambda, the loop ran 2-3% slower on one thread (Zen 5).
+[[gnu::noinline]] void add_column_block_by_tables(const std::uint64_t* all_bits, Eigen::Index n_entries,
+                                                  const ConstMatrixRef<float>& b, bool transposed_b,
+                                                  MatrixRef<float>& c, Eigen::Index chunk) {
+  using S = float;
+  constexpr int kWidth = kTableWidth;
+  const Eigen::Index words = (n_entries + 63) / 64, rows = c.rows(), cols = c.cols();
+  thread_local AlignedBuffer<S> block_buffer, table_buffer, partial_buffer;
+  block_buffer.resize(static_cast<std::size_t>(n_entries * kWidth));
+  table_buffer.resize(static_cast<std::size_t>(16 * 16 * kWidth));
+  partial_buffer.resize(static_cast<std::size_t>(rows * kWidth));
+  // Plain pointers (see sum_selected): two __tls_get_addr calls per row and word had cost 9% of the product.
+  S* const block = block_buffer.data();
+  S* const table = table_buffer.data();
+  S* const partial = partial_buffer.data();
+  const Eigen::Index j0 = chunk * kWidth, start = std::min(j0, cols - kWidth), skip = j0 - start;
+  copy_column_block<S, kWidth>(b, transposed_b, n_entries, start, block);
+  for (Eigen::Index w = 0; w < words; ++w) {
+    const int groups = static_cast<int>(std::min<Eigen::Index>(16, (n_entries - 64 * w + 3) / 4));
+    build_group_tables<S, kWidth>(block, 64 * w, n_entries, groups, table);
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      FloatRow even = FloatRow::zero(), odd = FloatRow::zero();
+      std::uint64_t x = all_bits[r * words + w];
+      if (groups == 16) {
+        add_whole_word(reinterpret_cast<const char*>(table), x, even, odd, std::make_index_sequence<16>{});
+      } else {
+        const S* t = table;
+        int g = 0;
+        for (; g + 1 < groups; g += 2, x >>= 8, t += 32 * kWidth) {
+          even.add(t + static_cast<int>(x & 15) * kWidth);
+          odd.add(t + (16 + static_cast<int>((x >> 4) & 15)) * kWidth);
+        }
+        if (g < groups) even.add(t + static_cast<int>(x & 15) * kWidth);
+      }
+      even.add(odd);  // the word's sum
+      S* part = partial + r * kWidth;
+      if (w > 0) even.add(part);
+      if (w + 1 == words) {
+        S sums[kWidth];
+        even.store(sums);
+        std::copy(sums + skip, sums + kWidth, c.row(r).data() + j0);
+      } else {
+        even.store(part);
+      }
+    }
+  }
+}
+
 // c ← (rows selected by bits)·op(b) by group tables (above), column blocks as in sum_selected. Each word's sum is
 // that of its even groups' entries plus that of its odd groups' (two chains of additions), and the words' sums are
 // added up in order (one partial row of kWidth per row of c: with the table it stays in the L1 cache): an order
@@ -622,55 +672,15 @@ bool sum_by_tables(const std::vector<std::uint64_t>& bits, Eigen::Index n_entrie
   if constexpr (!std::is_same_v<S, float>) {
     return false;
   } else {
-    constexpr int kWidth = 32;
-    static_assert(kWidth * sizeof(S) == std::size_t{1} << kTableEntryShift, "add_whole_word's table layout");
+    constexpr int kWidth = kTableWidth;
     const Eigen::Index words = (n_entries + 63) / 64, rows = c.rows(), cols = c.cols();
     const double work = static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(words) * 16.0;
-    [[maybe_unused]] const int threads = work >= 4194304.0 ? std::max(1, Eigen::nbThreads()) : 1;  // OpenMP only
+    const int threads = work >= 4194304.0 ? std::max(1, Eigen::nbThreads()) : 1;
     const Eigen::Index chunks = (cols + kWidth - 1) / kWidth;
     const std::uint64_t* all_bits = bits.data();
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
-    for (Eigen::Index chunk = 0; chunk < chunks; ++chunk) {
-      thread_local AlignedBuffer<S> block_buffer, table_buffer, partial_buffer;
-      block_buffer.resize(static_cast<std::size_t>(n_entries * kWidth));
-      table_buffer.resize(static_cast<std::size_t>(16 * 16 * kWidth));
-      partial_buffer.resize(static_cast<std::size_t>(rows * kWidth));
-      // Plain pointers (see sum_selected): two __tls_get_addr calls per row and word had cost 9% of the product.
-      S* const block = block_buffer.data();
-      S* const table = table_buffer.data();
-      S* const partial = partial_buffer.data();
-      const Eigen::Index j0 = chunk * kWidth, start = std::min(j0, cols - kWidth), skip = j0 - start;
-      copy_column_block<S, kWidth>(b, transposed_b, n_entries, start, block);
-      for (Eigen::Index w = 0; w < words; ++w) {
-        const int groups = static_cast<int>(std::min<Eigen::Index>(16, (n_entries - 64 * w + 3) / 4));
-        build_group_tables<S, kWidth>(block, 64 * w, n_entries, groups, table);
-        for (Eigen::Index r = 0; r < rows; ++r) {
-          FloatRow even = FloatRow::zero(), odd = FloatRow::zero();
-          std::uint64_t x = all_bits[r * words + w];
-          if (groups == 16) {
-            add_whole_word(reinterpret_cast<const char*>(table), x, even, odd, std::make_index_sequence<16>{});
-          } else {
-            const S* t = table;
-            int g = 0;
-            for (; g + 1 < groups; g += 2, x >>= 8, t += 32 * kWidth) {
-              even.add(t + static_cast<int>(x & 15) * kWidth);
-              odd.add(t + (16 + static_cast<int>((x >> 4) & 15)) * kWidth);
-            }
-            if (g < groups) even.add(t + static_cast<int>(x & 15) * kWidth);
-          }
-          even.add(odd);  // the word's sum
-          S* part = partial + r * kWidth;
-          if (w > 0) even.add(part);
-          if (w + 1 == words) {
-            S sums[kWidth];
-            even.store(sums);
-            std::copy(sums + skip, sums + kWidth, c.row(r).data() + j0);
-          } else {
-            even.store(part);
-          }
-        }
-      }
-    }
+    for_shared_chunks(chunks, threads, threads > 1, [&](Eigen::Index chunk) {
+      add_column_block_by_tables(all_bits, n_entries, b, transposed_b, c, chunk);
+    });
     return true;
   }
 }

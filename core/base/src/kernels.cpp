@@ -120,11 +120,10 @@ template <class S>
 void sample_bernoulli_block(S* p, Eigen::Index n, Rng& rng) {
   const std::uint64_t key = rng.next_u64();
   const Eigen::Index chunks = (n + kBernoulliChunk - 1) / kBernoulliChunk;
-#pragma omp parallel for schedule(static) if (chunks >= 8)
-  for (Eigen::Index c = 0; c < chunks; ++c) {
+  for_shared_chunks(chunks, max_threads(), chunks >= 8, [&](Eigen::Index c) {
     const Eigen::Index first = c * kBernoulliChunk;
     sample_bernoulli_chunk(p + first, std::min(kBernoulliChunk, n - first), key, static_cast<std::uint64_t>(c));
-  }
+  });
 }
 
 // With t = e^{−β|x|} ∈ (0, 1], log(1 + t) = 2 atanh(s) = 2s (1 + s²/3 + s⁴/5 + …) for s = t / (2 + t) ≤ 1/3; the

@@ -134,12 +134,11 @@ void tempered_log_q_segments(const S* a, const double* bv, Eigen::Index n_h, con
   }
   const Block* all = blocks.data();  // thread_local: the other threads get its address
   const auto count = static_cast<Eigen::Index>(blocks.size());
-#pragma omp parallel for schedule(static) if (count > 1 && total * n_h >= kMinParallelEntries)
-  for (Eigen::Index i = 0; i < count; ++i) {
+  for_shared_chunks(count, max_threads(), count > 1 && total * n_h >= kMinParallelEntries, [&](Eigen::Index i) {
     const LogQSegment& seg = segments[all[i].segment];
     const Eigen::Index row = seg.first + all[i].offset;
     tempered_log_q_rows(a + row * n_h, bv + row, all[i].rows, n_h, seg.beta, seg.vis_beta, seg.out + all[i].offset);
-  }
+  });
 }
 
 template <class S>

@@ -1,13 +1,17 @@
 // The samplers' vectorised kernels: Bernoulli draws from per-chunk lane generators (frequencies, independence
 // between neighbouring entries, lanes, chunks and calls; one word taken from the caller's generator; the same
-// draws for any number of OpenMP threads), the row-block splitter and the clamped sums of the softplus.
+// draws for any number of OpenMP threads), the chunk sharer (every chunk once; a stalled thread's chunks taken by
+// the others), the row-block splitter and the clamped sums of the softplus.
 // Statistical checks use a 5σ band: a correct sampler fails one of them with probability below 1e-6.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #ifdef _OPENMP
@@ -105,6 +109,37 @@ TEST(Kernels, BernoulliSameDrawsForAnyThreadCount) {
   omp_set_num_threads(saved);
   EXPECT_EQ(by_threads[0], by_threads[1]);
   EXPECT_EQ(by_threads_double[0], by_threads_double[1]);
+#else
+  GTEST_SKIP() << "built without OpenMP";
+#endif
+}
+
+TEST(Kernels, SharedChunksRunEachChunkOnce) {
+  for (Eigen::Index chunks : {0, 1, 2, 3, 7, 64, 1001}) {
+    for (int threads : {1, 2, 3, 5}) {
+      std::vector<std::atomic<int>> runs(static_cast<std::size_t>(chunks));
+      for (auto& r : runs) r.store(0);
+      for_shared_chunks(chunks, threads, true, [&](Eigen::Index i) { ++runs[static_cast<std::size_t>(i)]; });
+      for (Eigen::Index i = 0; i < chunks; ++i)
+        ASSERT_EQ(runs[static_cast<std::size_t>(i)].load(), 1) << chunks << " chunks, " << threads << " threads";
+    }
+  }
+}
+
+TEST(Kernels, SharedChunksOfAStalledThreadAreTakenByTheOthers) {
+#ifdef _OPENMP
+  // Chunk 0 opens thread 0's share [0, 4) and holds it until chunk 3, the end of that share, has run: only another
+  // thread taking it from the back (as a static schedule never would) lets the call return.
+  std::atomic<bool> last_done{false}, timed_out{false};
+  for_shared_chunks(8, 2, true, [&](Eigen::Index i) {
+    if (i == 0) {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (!last_done.load() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+      timed_out.store(!last_done.load());
+    }
+    if (i == 3) last_done.store(true);
+  });
+  EXPECT_FALSE(timed_out.load());
 #else
   GTEST_SKIP() << "built without OpenMP";
 #endif
