@@ -114,9 +114,22 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     // The same two factors give the low-rank refresh of the chains below.
     const Eigen::Index step_rows = data_.rows() + model_chains.rows();
     step_rows_.resize(step_rows, data_.cols());
-    step_rows_ << data_, model_chains;
     step_stats_.resize(step_rows, positive_.cols());
-    step_stats_ << positive_ * (S(1) / batch_rows), negative_ * (S(-1) / chain_rows);
+    // Both stacked in one pass on the threads (1 MB at 784 x 500 with 100 + 100 rows; on the calling thread it was a
+    // pause between two shared steps). Row by row, so the same bits.
+    const S positive_scale = S(1) / batch_rows, negative_scale = S(-1) / chain_rows;
+    const Eigen::Index positive_rows = data_.rows();
+    for_row_blocks(step_rows, step_rows_.cols() + step_stats_.cols(), [&](Eigen::Index first, Eigen::Index count) {
+      for (Eigen::Index r = first; r < first + count; ++r) {
+        if (r < positive_rows) {
+          step_rows_.row(r) = data_.row(r);
+          step_stats_.row(r) = positive_.row(r) * positive_scale;
+        } else {
+          step_rows_.row(r) = model_chains.row(r - positive_rows);
+          step_stats_.row(r) = negative_.row(r - positive_rows) * negative_scale;
+        }
+      }
+    });
     gradient_W_.resize(data_.cols(), positive_.cols());
     multiply_binary<S>(step_rows_, Transpose::kYes, step_stats_, Transpose::kNo, gradient_W_);
     const VectorD grad_b =
