@@ -447,7 +447,9 @@ def make_report(results, configs, variants, facts, args):
     kernels = first_zeta.get('backend_kernels')
     lines.append(f"- zeta's products on: {first_zeta.get('backend', 'eigen')}" + (f" ({kernels} kernels)" if kernels else ""))
     lines.append(f"- BLAS kernels picked for this CPU (the GEMM bound's BLAS columns): {first_zeta.get('blas_kernels', '?')}")
-    overrides = [f"{v}={os.environ[v]}" for v in ("OPENBLAS_CORETYPE", "BLIS_ARCH_TYPE") if v in os.environ]
+    # Variables that hold a library to narrower kernels than the CPU has (an AVX2 stand-in run sets all of them).
+    overrides = [f"{v}={os.environ[v]}" for v in ("OPENBLAS_CORETYPE", "BLIS_ARCH_TYPE", "ATEN_CPU_CAPABILITY",
+                                                  "DNNL_MAX_CPU_ISA", "NPY_DISABLE_CPU_FEATURES") if v in os.environ]
     if overrides:
         lines.append("- kernel overrides in the environment (zeta, the bound and the peers alike): " + ", ".join(overrides))
     lines.append(f"- Eigen {first_zeta['eigen_version']}, SIMD: {first_zeta['simd']}")
