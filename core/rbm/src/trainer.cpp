@@ -17,10 +17,12 @@ namespace zeta {
 
 namespace {
 
-template <class S>
-void logistic_in_place(Mat<S>& m) {
-  for_row_blocks(m.rows(), m.cols(), [&](Eigen::Index first, Eigen::Index count) {
-    m.middleRows(first, count) = m.middleRows(first, count).array().logistic().matrix();
+// out = σ(in) (row-major, the same shape; out may be in), by row blocks on the threads.
+template <class S, class In>
+void logistic_rows(const In& in, Mat<S>& out) {
+  out.resize(in.rows(), in.cols());
+  for_row_blocks(in.rows(), in.cols(), [&](Eigen::Index first, Eigen::Index count) {
+    out.middleRows(first, count) = in.middleRows(first, count).array().logistic().matrix();
   });
 }
 
@@ -84,7 +86,10 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       synced_revision_ = rbm.revision;
       if (obs != nullptr) obs->parameters_jumped = true;
     }
-    data_ = batch.cast<S>();
+    data_.resize(batch.rows(), batch.cols());
+    for_row_blocks(batch.rows(), batch.cols(), [&](Eigen::Index first, Eigen::Index count) {
+      data_.middleRows(first, count) = batch.middleRows(first, count).template cast<S>();
+    });
     const auto batch_rows = static_cast<S>(data_.rows());
 
     // Positive phase: p(h | data). For CD the chains start at the data, so the sampler computes it.
@@ -97,7 +102,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       multiply_binary<S>(data_, Transpose::kNo, params_.W, Transpose::kNo, positive_);
       positive_.rowwise() += params_.c.transpose();
       sampler_.add_proposal_rows(positive_);
-      logistic_in_place(positive_);
+      logistic_rows(positive_, positive_);
     }
 
     sampler_.sweep(params_, cfg.gibbs_steps, rng_);
@@ -106,8 +111,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
 
     // Negative phase from the chains at β = 1 (after swaps).
     const auto model_chains = sampler_.block_chains(0);
-    negative_ = sampler_.block_preactivations(0);
-    logistic_in_place(negative_);
+    logistic_rows(sampler_.block_preactivations(0), negative_);
     const auto chain_rows = static_cast<S>(model_chains.rows());
     // Both phases in one product, ∇W = [data; chains]ᵀ [positive / B; −negative / N]: one pass over the n_v × n_h
     // result where a product per phase made three (OpenBLAS clears C for β = 0), and a deeper inner dimension.
@@ -132,10 +136,18 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     });
     gradient_W_.resize(data_.cols(), positive_.cols());
     multiply_binary<S>(step_rows_, Transpose::kYes, step_stats_, Transpose::kNo, gradient_W_);
-    const VectorD grad_b =
-        (column_sums(data_) / batch_rows - column_sums(model_chains) / chain_rows).transpose().template cast<double>();
-    const VectorD grad_c =
-        (column_sums(positive_) / batch_rows - column_sums(negative_) / chain_rows).transpose().template cast<double>();
+    // The four column sums on the threads, one each (the same sums, and so bits, as on one thread).
+    Eigen::Matrix<S, 1, Eigen::Dynamic> sums[4];
+    for_shared_chunks(4, max_threads(), step_rows * step_rows_.cols() >= kMinParallelEntries, [&](Eigen::Index i) {
+      switch (i) {  // two threads' shares, (0, 1) and (2, 3), sum as many entries
+        case 0: sums[0] = column_sums(data_); break;
+        case 1: sums[1] = column_sums(positive_); break;
+        case 2: sums[2] = column_sums(model_chains); break;
+        default: sums[3] = column_sums(negative_); break;
+      }
+    });
+    const VectorD grad_b = (sums[0] / batch_rows - sums[2] / chain_rows).transpose().template cast<double>();
+    const VectorD grad_c = (sums[1] / batch_rows - sums[3] / chain_rows).transpose().template cast<double>();
     const bool low_rank = persistent &&
                           low_rank_refresh_pays(cfg, rbm.n_visible(), rbm.n_hidden(), static_cast<int>(step_rows));
     if (low_rank) c_before_ = params_.c;  // the step overwrites it
