@@ -504,13 +504,16 @@ bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries
   return true;
 }
 
-#if defined(__AVX512F__) || defined(__AVX2__)
+#if defined(__AVX512F__) || defined(__AVX2__) || defined(__wasm_simd128__)
 constexpr bool kGroupTables = true;
 // Fractions of the entries up to which sum_selected beats the tables (multiply_binary): fewer than 64 rows, ≤ 256
 // rows, more (a·b and a·bᵀ), aᵀ·b.
 #if defined(__AVX512F__)
 constexpr double kTablesBelowFew = 0.26, kTablesBelow = 0.20, kTablesBelowMany = 0.09,
                  kTablesBelowManyTransposed = 0.15, kTablesBelowColumns = 0.16;
+#elif defined(__wasm_simd128__)
+constexpr double kTablesBelowFew = 0.25, kTablesBelow = 0.23, kTablesBelowMany = 0.20,
+                 kTablesBelowManyTransposed = 0.18, kTablesBelowColumns = 0.18;
 #else
 constexpr double kTablesBelowFew = 0.22, kTablesBelow = 0.12, kTablesBelowMany = 0.05,
                  kTablesBelowManyTransposed = 0.09, kTablesBelowColumns = 0.06;
@@ -554,8 +557,9 @@ void build_group_tables(const S* block, Eigen::Index first, Eigen::Index n_entri
   }
 }
 
-// 32 floats in registers: a row's accumulators stay there across its lookups (as arrays the compiler turned the
-// loop over groups into gathers: 4x slower). Without AVX2 (WebAssembly, baseline x86-64) there are no tables.
+// A row's kTableWidth floats (below) in registers: its accumulators stay there across its lookups (as arrays the
+// compiler turned the loop over groups into gathers: 4x slower). Without AVX2 or WebAssembly SIMD (baseline x86-64)
+// there are no tables.
 #if defined(__AVX512F__)
 struct FloatRow {
   __m512 lo, hi;
@@ -595,6 +599,27 @@ struct FloatRow {
   }
   void pin() { asm("" : "+x"(v[0]), "+x"(v[1]), "+x"(v[2]), "+x"(v[3])); }
 };
+#elif defined(__wasm_simd128__)
+// 16 floats: with 128-bit vectors a row of 32 took 16 registers for the two chains, all that x86-64 engines have.
+struct FloatRow {
+  v128_t v[4];
+  static FloatRow load(const float* p) {
+    return {{wasm_v128_load(p), wasm_v128_load(p + 4), wasm_v128_load(p + 8), wasm_v128_load(p + 12)}};
+  }
+  static FloatRow zero() {
+    return {{wasm_f32x4_splat(0.0f), wasm_f32x4_splat(0.0f), wasm_f32x4_splat(0.0f), wasm_f32x4_splat(0.0f)}};
+  }
+  void add(const float* p) {
+    for (int k = 0; k < 4; ++k) v[k] = wasm_f32x4_add(v[k], wasm_v128_load(p + 4 * k));
+  }
+  void add(const FloatRow& o) {
+    for (int k = 0; k < 4; ++k) v[k] = wasm_f32x4_add(v[k], o.v[k]);
+  }
+  void store(float* p) const {
+    for (int k = 0; k < 4; ++k) wasm_v128_store(p + 4 * k, v[k]);
+  }
+  void pin() {}  // clang keeps each chain's additions in order
+};
 #endif
 
 // A whole word's 16 lookups, unrolled: entry s of group g is at byte g·2048 + s·128 of the table, so each lookup is a
@@ -602,8 +627,13 @@ struct FloatRow {
 // scalar instructions on the addresses: 100 x 784 x 500 took 1.4x as long). Group g goes to the even chain for even
 // g, in the loop's order, so the same bits. pin() keeps each group's two additions together: without it GCC added
 // up the low halves of all 16 entries first and kept 16 addresses alive, spilled to vector registers.
+#if defined(__wasm_simd128__)
+constexpr int kTableEntryShift = 6;  // log2 of an entry's bytes: 16 floats
+constexpr int kTableWidth = 16;      // columns of c per block (and floats per table entry)
+#else
 constexpr int kTableEntryShift = 7;  // log2 of an entry's bytes: 32 floats
 constexpr int kTableWidth = 32;      // columns of c per block (and floats per table entry)
+#endif
 static_assert(kTableWidth * sizeof(float) == std::size_t{1} << kTableEntryShift, "add_whole_word's table layout");
 template <int kGroup>
 inline void add_group_entry(const char* table, std::uint64_t word, FloatRow& even, FloatRow& odd) {
@@ -670,9 +700,13 @@ inline void add_whole_word(const char* table, std::uint64_t word, FloatRow& even
       S* part = partial + r * kWidth;
       if (w > 0) even.add(part);
       if (w + 1 == words) {
-        S sums[kWidth];
-        even.store(sums);
-        std::copy(sums + skip, sums + kWidth, c.row(r).data() + j0);
+        if (skip == 0) {  // straight to c: a copy through a buffer was a libc call per row and block
+          even.store(c.row(r).data() + j0);
+        } else {  // the last block overlaps the one before it: only its own columns
+          S sums[kWidth];
+          even.store(sums);
+          std::copy(sums + skip, sums + kWidth, c.row(r).data() + j0);
+        }
       } else {
         even.store(part);
       }
@@ -761,25 +795,24 @@ void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, T
     gemm<S>(a, op_a, b, op_b, c, alpha, S(0));
     return;
   }
-  // Without tables (below), break-even fractions of entries added up against the GEMM (bench_rbm_updates,
-  // zeta_binary; sweeps of the update's shapes at 5-40% ones). Against Eigen and BLAS kernels for AVX2: for a·op(b)
-  // the sums run at 0.8 of the GEMM's rate per entry, so they pay below 0.4 of the entries; for aᵀ·b, whose right
-  // operand is small enough to stay in cache, they are faster even at half. Against OpenBLAS's AVX-512 kernels (Zen 5, 150-190 GFLOP/s one thread): 0.28-0.34
-  // for a·op(b) with 100 rows, 0.21-0.28 with 1000, 0.20-0.30 for aᵀ·b; the same on two threads, where the GEMM
-  // shared by rows or columns (split_blas_gemm) scales as the sums do (1.9x).
-  // a·bᵀ, whose column blocks are transposed in registers (transpose_strip), pays up to 0.38 with 100 rows and 0.28
-  // with 1000.
-  // From 32 rows of c (64 for aᵀ·b), builds with AVX2 or AVX-512 add up by group tables (sum_by_tables) where the
-  // sums would add up more than a break-even fraction of the entries: the tables cost the same at any density and
-  // beat the GEMM at every one (Zen 5, 784 x 500 and 500 x 784, one thread: 1.7x OpenBLAS's AVX-512 kernels with 100
-  // rows, 1.8-2.0x with 1000, 1.1-1.7x with 32-63, 1.2x on the gradient's aᵀ·b; an AVX2 build 1.5-2.1x the AVX2
-  // kernels at 32-63 rows), so the GEMM is left for fewer rows, where building the tables does not pay (copying
-  // 784 x 500 and building its tables costs 75-110 us: at 16 rows the tables took 100-117 us against the GEMM's
-  // 107-142 and the sums' 75-117).
-  // Sweeps of the update's shapes at 6-45% ones (one thread, Zen 5): the sums win below 20% with AVX-512 (below 64
-  // rows, where the tables' setup weighs more, 26%; beyond 256 rows, where the sums' passes cost more, 9% for a·b and
-  // 15% for a·bᵀ; 16% for aᵀ·b) and below 12% in an AVX2 build (22%; 5%, 9%; 6%), whose sums lose more to the
-  // narrower vectors than the tables do.
+  // Without tables (below), break-even fractions of entries added up against the GEMM (bench_rbm_updates, zeta_binary;
+  // sweeps of the update's shapes at 5-40% ones). Against Eigen and BLAS kernels for AVX2: for a·op(b) the sums run at
+  // 0.8 of the GEMM's rate per entry, so they pay below 0.4 of the entries; for aᵀ·b, whose right operand is small
+  // enough to stay in cache, they are faster even at half. Against OpenBLAS's AVX-512 kernels (Zen 5, 150-190 GFLOP/s
+  // one thread): 0.28-0.34 for a·op(b) with 100 rows, 0.21-0.28 with 1000, 0.20-0.30 for aᵀ·b; the same on two threads,
+  // where the GEMM shared by rows or columns (split_blas_gemm) scales as the sums do (1.9x). a·bᵀ, whose column blocks
+  // are transposed in registers (transpose_strip), pays up to 0.38 with 100 rows and 0.28 with 1000. From 32 rows of c
+  // (64 for aᵀ·b), builds with AVX2, AVX-512 or WebAssembly SIMD add up by group tables (sum_by_tables) where the sums
+  // would add up more than a break-even fraction of the entries: the tables cost the same at any density and beat the
+  // GEMM at every one (Zen 5, 784 x 500 and 500 x 784, one thread: 1.7x OpenBLAS's AVX-512 kernels with 100 rows,
+  // 1.8-2.0x with 1000, 1.1-1.7x with 32-63, 1.2x on the gradient's aᵀ·b; an AVX2 build 1.5-2.1x the AVX2 kernels at
+  // 32-63 rows), so the GEMM is left for fewer rows, where building the tables does not pay (copying 784 x 500 and
+  // building its tables costs 75-110 us: at 16 rows the tables took 100-117 us against the GEMM's 107-142 and the sums'
+  // 75-117). Sweeps of the update's shapes at 6-45% ones (one thread, Zen 5): the sums win below 20% with AVX-512
+  // (below 64 rows, where the tables' setup weighs more, 26%; beyond 256 rows, where the sums' passes cost more, 9% for
+  // a·b and 15% for a·bᵀ; 16% for aᵀ·b) and below 12% in an AVX2 build (22%; 5%, 9%; 6%), whose sums lose more to the
+  // narrower vectors than the tables do. In the WebAssembly module (node, Zen 5) the tables of 16 columns run 3-4x
+  // Eigen's GEMM at every density and beat the sums from 23% (25% below 64 rows; 20%, 18% beyond 256; 18% for aᵀ·b).
   const bool tables = std::is_same_v<S, float> && kGroupTables && c.rows() >= (ta ? 64 : 32);
   static const bool wide_blas = avx512_kernels(gemm_backend(), gemm_kernels());  // fixed when the BLAS loads
   const double max_fraction_rows = tables      ? (c.rows() < 64    ? kTablesBelowFew

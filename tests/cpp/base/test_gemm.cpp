@@ -439,7 +439,7 @@ TEST(Gemm, BinarySumHandsOverToTheGemm) {
                            random_matrix<double>(784, 64, rng), "double");
 }
 
-#if defined(__AVX512F__) || defined(__AVX2__)
+#if defined(__AVX512F__) || defined(__AVX2__) || defined(__wasm_simd128__)
 // The group tables' sums re-derived in the order gemm.cpp documents: entry s of the table of rows 4g..4g+3 (values
 // a, b, c, d; zero past the inner size) is built as entry s & (s − 1) plus the row of s's lowest bit; a word's sum
 // is that of its even groups' entries plus that of its odd groups', and the words' sums are added up in order.
