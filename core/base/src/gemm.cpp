@@ -577,6 +577,10 @@ struct FloatRow {
     _mm512_storeu_ps(p, lo);
     _mm512_storeu_ps(p + 16, hi);
   }
+  void mul(float s) {
+    lo = _mm512_mul_ps(lo, _mm512_set1_ps(s));
+    hi = _mm512_mul_ps(hi, _mm512_set1_ps(s));
+  }
   void pin() { asm("" : "+v"(lo), "+v"(hi)); }  // an empty statement GCC cannot move additions across
 };
 #elif defined(__AVX2__)
@@ -596,6 +600,9 @@ struct FloatRow {
   }
   void store(float* p) const {
     for (int k = 0; k < 4; ++k) _mm256_storeu_ps(p + 8 * k, v[k]);
+  }
+  void mul(float s) {
+    for (int k = 0; k < 4; ++k) v[k] = _mm256_mul_ps(v[k], _mm256_set1_ps(s));
   }
   void pin() { asm("" : "+x"(v[0]), "+x"(v[1]), "+x"(v[2]), "+x"(v[3])); }
 };
@@ -618,7 +625,10 @@ struct FloatRow {
   void store(float* p) const {
     for (int k = 0; k < 4; ++k) wasm_v128_store(p + 4 * k, v[k]);
   }
-  void pin() {}  // clang keeps each chain's additions in order
+  void mul(float s) {
+    for (int k = 0; k < 4; ++k) v[k] = wasm_f32x4_mul(v[k], wasm_f32x4_splat(s));
+  }
+  void pin() {}  // clang keeps each chain's additions in order; WebAssembly SIMD has no fused multiply-add
 };
 #endif
 
@@ -665,7 +675,8 @@ inline void add_whole_word(const char* table, std::uint64_t word, FloatRow& even
 // for_shared_chunks: inlined into the lambda, the loop ran 2-3% slower on one thread (Zen 5).
 [[gnu::noinline]] void add_column_block_by_tables(const std::uint64_t* all_bits, Eigen::Index n_entries,
                                                   const ConstMatrixRef<float>& b, bool transposed_b,
-                                                  MatrixRef<float>& c, Eigen::Index chunk) {
+                                                  MatrixRef<float>& c, const RowAffine<float>* affine,
+                                                  Eigen::Index chunk) {
   using S = float;
   constexpr int kWidth = kTableWidth;
   const Eigen::Index words = (n_entries + 63) / 64, rows = c.rows(), cols = c.cols();
@@ -700,6 +711,14 @@ inline void add_whole_word(const char* table, std::uint64_t word, FloatRow& even
       S* part = partial + r * kWidth;
       if (w > 0) even.add(part);
       if (w + 1 == words) {
+        if (affine != nullptr) {  // the row's affine map (multiply_binary_affine), on the block's columns
+          if (affine->scale != nullptr) {
+            even.mul(affine->scale[r]);
+            even.pin();  // a product, rounded, then a sum: not one fused multiply-add
+          }
+          const int offset_row = affine->offset_row != nullptr ? affine->offset_row[r] : 0;
+          even.add(affine->offsets + static_cast<Eigen::Index>(offset_row) * cols + start);
+        }
         if (skip == 0) {  // straight to c: a copy through a buffer was a libc call per row and block
           even.store(c.row(r).data() + j0);
         } else {  // the last block overlaps the one before it: only its own columns
@@ -720,7 +739,7 @@ inline void add_whole_word(const char* table, std::uint64_t word, FloatRow& even
 // fixed by the shape, the same bits for every thread count and vector width.
 template <class S>
 bool sum_by_tables(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries, const ConstMatrixRef<S>& b,
-                   bool transposed_b, MatrixRef<S>& c) {
+                   bool transposed_b, MatrixRef<S>& c, const RowAffine<S>* affine) {
   if constexpr (!std::is_same_v<S, float>) {
     return false;
   } else {
@@ -731,7 +750,7 @@ bool sum_by_tables(const std::vector<std::uint64_t>& bits, Eigen::Index n_entrie
     const Eigen::Index chunks = (cols + kWidth - 1) / kWidth;
     const std::uint64_t* all_bits = bits.data();
     for_shared_chunks(chunks, threads, threads > 1, [&](Eigen::Index chunk) {
-      add_column_block_by_tables(all_bits, n_entries, b, transposed_b, c, chunk);
+      add_column_block_by_tables(all_bits, n_entries, b, transposed_b, c, affine, chunk);
     });
     return true;
   }
@@ -742,7 +761,8 @@ constexpr double kTablesBelowFew = 1.0, kTablesBelow = 1.0, kTablesBelowMany = 1
                  kTablesBelowColumns = 1.0;
 
 template <class S>
-bool sum_by_tables(const std::vector<std::uint64_t>&, Eigen::Index, const ConstMatrixRef<S>&, bool, MatrixRef<S>&) {
+bool sum_by_tables(const std::vector<std::uint64_t>&, Eigen::Index, const ConstMatrixRef<S>&, bool, MatrixRef<S>&,
+                   const RowAffine<S>*) {
   return false;
 }
 #endif
@@ -777,9 +797,13 @@ void multiply_transposed_binary(ConstMatrixRef<S> a, ConstMatrixRef<S> b, Matrix
 
 bool binary_products_counted() { return counts_bits(); }
 
+namespace {
+
+// multiply_binary, and with `affine` multiply_binary_affine's map where the group tables apply it (returns whether
+// they did; else the caller's passes do).
 template <class S>
-void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c,
-                     S alpha) {
+bool multiply_binary_mapped(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c,
+                            S alpha, const RowAffine<S>* affine) {
   const bool ta = op_a == Transpose::kYes, tb = op_b == Transpose::kYes;
   const Eigen::Index inner = ta ? a.rows() : a.cols();
   require(inner == (tb ? b.cols() : b.rows()) && c.rows() == (ta ? a.cols() : a.rows()) &&
@@ -793,7 +817,7 @@ void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, T
   const bool summable = std::is_same_v<S, float> && counts_bits() && c.cols() >= kWidth && inner >= 64 && c.rows() > 0;
   if (!summable || !pack_bits(a, (a.cols() + 63) / 64, a_bits)) {
     gemm<S>(a, op_a, b, op_b, c, alpha, S(0));
-    return;
+    return false;
   }
   // Without tables (below), break-even fractions of entries added up against the GEMM (bench_rbm_updates, zeta_binary;
   // sweeps of the update's shapes at 5-40% ones). Against Eigen and BLAS kernels for AVX2: for a·op(b) the sums run at
@@ -821,7 +845,7 @@ void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, T
                                    : wide_blas ? (c.rows() > 256 ? (tb ? 0.28 : 0.26) : (tb ? 0.38 : 0.34))
                                                : 0.38;
   const double max_fraction_columns = tables ? kTablesBelowColumns : wide_blas ? 0.25 : 0.5;
-  bool summed = false;
+  bool summed = false, mapped = false;
   if (ta) {
     // With tables the bits are transposed whatever the density, and sum_selected counts the fraction from them (a
     // serial pass over the floats, about 15 us of a pause between two shared steps of a PT 10x100 update on two
@@ -838,16 +862,40 @@ void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, T
     }
     if (few || tables) transpose_bits(a_bits, a.rows(), a.cols(), column_bits);
     if (few) summed = sum_selected<S>(column_bits, inner, b, tb, max_fraction_columns, c);
-    if (!summed && tables) summed = sum_by_tables<S>(column_bits, inner, b, tb, c);
+    if (!summed && tables) summed = mapped = sum_by_tables<S>(column_bits, inner, b, tb, c, affine);
   } else {
     summed = sum_selected<S>(a_bits, inner, b, tb, max_fraction_rows, c);
-    if (!summed && tables) summed = sum_by_tables<S>(a_bits, inner, b, tb, c);
+    if (!summed && tables) summed = mapped = sum_by_tables<S>(a_bits, inner, b, tb, c, affine);
   }
   if (!summed) {
     gemm<S>(a, op_a, b, op_b, c, alpha, S(0));
   } else if (alpha != S(1)) {
     c *= alpha;
   }
+  return mapped && affine != nullptr;
+}
+
+}  // namespace
+
+template <class S>
+void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c,
+                     S alpha) {
+  multiply_binary_mapped<S>(a, op_a, b, op_b, c, alpha, nullptr);
+}
+
+template <class S>
+void multiply_binary_affine(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c,
+                            const RowAffine<S>& affine) {
+  require(affine.offsets != nullptr, "multiply_binary_affine: no offsets");
+  if (multiply_binary_mapped<S>(a, op_a, b, op_b, c, S(1), &affine)) return;
+  const Eigen::Index cols = c.cols();
+  for_row_blocks(c.rows(), cols, [&](Eigen::Index first, Eigen::Index count) {
+    for (Eigen::Index r = first; r < first + count; ++r) {
+      if (affine.scale != nullptr) c.row(r) *= affine.scale[r];
+      const Eigen::Index offset_row = affine.offset_row != nullptr ? affine.offset_row[r] : 0;
+      c.row(r) += Eigen::Map<const Eigen::Matrix<S, 1, Eigen::Dynamic>>(affine.offsets + offset_row * cols, cols);
+    }
+  });
 }
 
 template <class S>
@@ -971,5 +1019,9 @@ template void multiply_binary<float>(ConstMatrixRef<float>, Transpose, ConstMatr
                                      MatrixRef<float>, float);
 template void multiply_binary<double>(ConstMatrixRef<double>, Transpose, ConstMatrixRef<double>, Transpose,
                                       MatrixRef<double>, double);
+template void multiply_binary_affine<float>(ConstMatrixRef<float>, Transpose, ConstMatrixRef<float>, Transpose,
+                                            MatrixRef<float>, const RowAffine<float>&);
+template void multiply_binary_affine<double>(ConstMatrixRef<double>, Transpose, ConstMatrixRef<double>, Transpose,
+                                             MatrixRef<double>, const RowAffine<double>&);
 
 }  // namespace zeta

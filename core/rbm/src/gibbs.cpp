@@ -18,10 +18,9 @@ void ParamMirror<S>::sync(const Rbm& rbm) {
 
 template <class S>
 void hidden_preactivations(const Mat<S>& v, const ParamMirror<S>& p, Eigen::Index rows, Mat<S>& a) {
-  multiply_binary<S>(v.topRows(rows), Transpose::kNo, p.W, Transpose::kNo, a.topRows(rows));
-  for_row_blocks(rows, a.cols(), [&](Eigen::Index first, Eigen::Index count) {
-    a.middleRows(first, count).rowwise() += p.c.transpose();
-  });
+  RowAffine<S> bias;
+  bias.offsets = p.c.data();
+  multiply_binary_affine<S>(v.topRows(rows), Transpose::kNo, p.W, Transpose::kNo, a.topRows(rows), bias);
 }
 
 namespace {
@@ -62,15 +61,26 @@ void visible_inputs(const Mat<S>& h, const ParamMirror<S>& p, const std::vector<
                     int rungs, Eigen::Index chains, Mat<S>& inputs) {
   const Eigen::Index n = chains;
   const Eigen::Index rows = static_cast<Eigen::Index>(rungs) * n;
-  multiply_binary<S>(h.topRows(rows), Transpose::kNo, p.W, Transpose::kYes, inputs.topRows(rows));
-  for_row_blocks(rows, inputs.cols(), [&](Eigen::Index first, Eigen::Index count) {
-    for_rung_runs(first, count, n, [&](Eigen::Index start, Eigen::Index length, int rung) {
-      const double beta = betas[static_cast<std::size_t>(rung)];
-      auto block = inputs.middleRows(start, length);
-      block *= static_cast<S>(beta);
-      block.rowwise() += (static_cast<S>(visible_bias_beta(mode, beta)) * p.b).transpose();
-    });
-  });
+  // β·(H Wᵀ) + β_b·b for each rung's rows, applied as the product stores them.
+  thread_local Mat<S> biases;
+  thread_local std::vector<S> scales;
+  thread_local std::vector<int> rung_of_row;
+  biases.resize(rungs, p.b.size());
+  scales.resize(static_cast<std::size_t>(rows));
+  rung_of_row.resize(static_cast<std::size_t>(rows));
+  for (int rung = 0; rung < rungs; ++rung) {
+    const double beta = betas[static_cast<std::size_t>(rung)];
+    biases.row(rung) = (static_cast<S>(visible_bias_beta(mode, beta)) * p.b).transpose();
+    for (Eigen::Index r = rung * n; r < (rung + 1) * n; ++r) {
+      scales[static_cast<std::size_t>(r)] = static_cast<S>(beta);
+      rung_of_row[static_cast<std::size_t>(r)] = rung;
+    }
+  }
+  RowAffine<S> tempered;
+  tempered.scale = scales.data();
+  tempered.offsets = biases.data();
+  tempered.offset_row = rung_of_row.data();
+  multiply_binary_affine<S>(h.topRows(rows), Transpose::kNo, p.W, Transpose::kYes, inputs.topRows(rows), tempered);
 }
 
 template <class S>

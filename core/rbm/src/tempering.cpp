@@ -70,11 +70,9 @@ void TemperedSampler<S>::chains_replaced() {
 template <class S>
 void TemperedSampler<S>::refresh(const ParamMirror<S>& p) {
   a_.resize(v_.rows(), p.W.cols());
-  multiply_binary<S>(v_, Transpose::kNo, p.W, Transpose::kNo, a_);
-  // Row blocks on the threads (a pass over every chain's pre-activations; elementwise, so the same bits).
-  for_row_blocks(a_.rows(), a_.cols(), [&](Eigen::Index first, Eigen::Index count) {
-    a_.middleRows(first, count).rowwise() += p.c.transpose();
-  });
+  RowAffine<S> bias;
+  bias.offsets = p.c.data();
+  multiply_binary_affine<S>(v_, Transpose::kNo, p.W, Transpose::kNo, a_, bias);
   cache_.parameters_refreshed(p.b_exact);
   preactivations_current_ = true;
 }

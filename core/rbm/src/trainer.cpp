@@ -99,8 +99,9 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       positive_ = sampler_.block_preactivations(0).array().logistic().matrix();
     } else {
       positive_.resize(data_.rows(), params_.W.cols());
-      multiply_binary<S>(data_, Transpose::kNo, params_.W, Transpose::kNo, positive_);
-      positive_.rowwise() += params_.c.transpose();
+      RowAffine<S> bias;
+      bias.offsets = params_.c.data();
+      multiply_binary_affine<S>(data_, Transpose::kNo, params_.W, Transpose::kNo, positive_, bias);
       sampler_.add_proposal_rows(positive_);
       logistic_rows(positive_, positive_);
     }

@@ -522,6 +522,78 @@ TEST(Gemm, DenseBinaryRowsAreSummedByGroupTables) {
 }
 #endif
 
+// multiply_binary_affine: the bits of multiply_binary followed by the passes `row *= scale; row += offset`, whichever
+// way the product is added up (group tables, which apply the map as they store, sums, GEMM), with and without a
+// scale and per-row offsets, in float and double, on one and two threads.
+template <class S>
+void expect_affine_is_the_two_passes(const Mat<S>& a, Transpose op_a, const Mat<S>& b, Transpose op_b, Rng& rng,
+                                     const std::string& what) {
+  const Eigen::Index rows = op_a == Transpose::kYes ? a.cols() : a.rows();
+  const Eigen::Index cols = op_b == Transpose::kYes ? b.rows() : b.cols();
+  const Mat<S> offsets = random_matrix<S>(3, cols, rng);
+  std::vector<S> scale(static_cast<std::size_t>(rows));
+  std::vector<int> offset_row(static_cast<std::size_t>(rows));
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    scale[static_cast<std::size_t>(r)] = static_cast<S>(0.1 + 0.9 * rng.uniform());
+    offset_row[static_cast<std::size_t>(r)] = static_cast<int>(r % 3);
+  }
+  for (const bool scaled : {false, true}) {
+    for (const bool per_row : {false, true}) {
+      RowAffine<S> affine;
+      affine.scale = scaled ? scale.data() : nullptr;
+      affine.offsets = offsets.data();
+      affine.offset_row = per_row ? offset_row.data() : nullptr;
+      Mat<S> expected(rows, cols), mapped = Mat<S>::Constant(rows, cols, S(-7));
+      multiply_binary<S>(a, op_a, b, op_b, expected);
+      for (Eigen::Index r = 0; r < rows; ++r) {
+        if (scaled) expected.row(r) *= scale[static_cast<std::size_t>(r)];
+        expected.row(r) += offsets.row(per_row ? offset_row[static_cast<std::size_t>(r)] : 0);
+      }
+      multiply_binary_affine<S>(a, op_a, b, op_b, mapped, affine);
+      EXPECT_EQ(mapped, expected) << what << (scaled ? ", scaled" : "") << (per_row ? ", offsets per row" : "");
+    }
+  }
+}
+
+TEST(Gemm, AffineBinaryProductIsTheProductThenTheMap) {
+  Rng rng(27);
+#ifdef _OPENMP
+  const int saved = omp_get_max_threads();
+#endif
+  for (const int threads : {1, 2}) {
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#else
+    if (threads > 1) break;
+#endif
+    const std::string t = "threads " + std::to_string(threads) + ": ";
+    const Mat<float> w = random_matrix<float>(200, 70, rng);
+    expect_affine_is_the_two_passes<float>(random_binary<float>(300, 200, 0.45, rng), Transpose::kNo, w, Transpose::kNo,
+                                           rng, t + "dense, 300 rows");
+    expect_affine_is_the_two_passes<float>(random_binary<float>(100, 70, 0.45, rng), Transpose::kNo, w, Transpose::kYes,
+                                           rng, t + "dense, b transposed");
+    expect_affine_is_the_two_passes<float>(random_binary<float>(200, 80, 0.45, rng), Transpose::kYes, w, Transpose::kNo,
+                                           rng, t + "dense, a transposed");
+    expect_affine_is_the_two_passes<float>(random_binary<float>(100, 200, 0.04, rng), Transpose::kNo, w, Transpose::kNo,
+                                           rng, t + "sparse");
+    expect_affine_is_the_two_passes<float>(random_binary<float>(10, 200, 0.5, rng), Transpose::kNo, w, Transpose::kNo,
+                                           rng, t + "few rows");
+    expect_affine_is_the_two_passes<float>(random_matrix<float>(40, 200, rng), Transpose::kNo, w, Transpose::kNo, rng,
+                                           t + "not binary");
+    expect_affine_is_the_two_passes<double>(random_binary<double>(100, 200, 0.45, rng), Transpose::kNo,
+                                            random_matrix<double>(200, 70, rng), Transpose::kNo, rng, t + "double");
+  }
+#ifdef _OPENMP
+  omp_set_num_threads(saved);
+#endif
+}
+
+TEST(Gemm, AffineBinaryProductNeedsOffsets) {
+  const Mat<float> a = Mat<float>::Zero(3, 64), b = Mat<float>::Zero(64, 32);
+  Mat<float> c(3, 32);
+  EXPECT_THROW(multiply_binary_affine<float>(a, Transpose::kNo, b, Transpose::kNo, c, RowAffine<float>{}), Error);
+}
+
 TEST(Gemm, BinarySumShapesMustMatch) {
   const Mat<float> a = Mat<float>::Zero(3, 10), b = Mat<float>::Zero(11, 40);
   Mat<float> c(3, 40);

@@ -57,18 +57,36 @@ void multiply_transposed_binary(ConstMatrixRef<S> a, ConstMatrixRef<S> b, Matrix
 // c ← α·op(a)·op(b) for a that may hold only 0 and 1 (binary data, Gibbs chains, hidden states), where a GEMM would
 // spend its multiply-adds on zeros: when it does, each row of c is the sum of the rows of op(b) that its row of op(a)
 // selects (for a row with more ones than zeros, op(b)'s column sums less the rows it leaves out); for rows with more
-// entries to add up, in builds with AVX2 or AVX-512 and from 32 rows of c (64 for aᵀ·op(b)), the sum of lookups in
-// tables of the 16 sums of each 4 consecutive rows of op(b) (16 additions per 64 entries at any density). The
-// additions run in an order fixed by the bits, so the result is the same for every thread count; it rounds
-// differently from gemm's.
-// gemm instead for double (slower there), other values, c narrower than 32 columns, an inner dimension below 64, no
-// one-instruction bit count, or, below 32 rows (or without AVX2), more than the break-even fraction of the entries to
-// add up (rows near half ones): 38% for a·op(b) and 50% for aᵀ·op(b), lower where the backend is a BLAS running its
-// AVX-512 kernels (a·b: 34% up to 256 rows, 26% beyond; a·bᵀ: 38%, 28%; aᵀ·op(b): 25%). Which way a product is
-// added up thus depends on the build's vector width and, below 32 rows, on the backend, as gemm's bits do.
+// entries to add up, in builds with AVX2, AVX-512 or WebAssembly SIMD and from 32 rows of c (64 for aᵀ·op(b)), the sum
+// of lookups in tables of the 16 sums of each 4 consecutive rows of op(b) (16 additions per 64 entries at any density).
+// The additions run in an order fixed by the bits, so the result is the same for every thread count; it rounds
+// differently from gemm's. gemm instead for double (slower there), other values, c narrower than 32 columns, an inner
+// dimension below 64, no one-instruction bit count, or, below 32 rows (or without those), more than the break-even
+// fraction of the entries to add up (rows near half ones): 38% for a·op(b) and 50% for aᵀ·op(b), lower where the
+// backend is a BLAS running its AVX-512 kernels (a·b: 34% up to 256 rows, 26% beyond; a·bᵀ: 38%, 28%; aᵀ·op(b): 25%).
+// Which way a product is added up thus depends on the build's vector width and, below 32 rows, on the backend, as
+// gemm's bits do.
 template <class S>
 void multiply_binary(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c,
                      S alpha = S(1));
+
+// What multiply_binary_affine does to row r of the product as it stores it: c(r, ·) ← scale[r]·c(r, ·) +
+// offsets(offset_row[r], ·), a product and then a sum, each rounded (as the two passes `row *= s; row += o` round).
+// scale null: no product; offset_row null: offsets' row 0 for every row. offsets holds rows of c.cols() entries,
+// one after another.
+template <class S>
+struct RowAffine {
+  const S* scale = nullptr;
+  const S* offsets = nullptr;
+  const int* offset_row = nullptr;
+};
+
+// c ← op(a)·op(b) by multiply_binary, each row then mapped by `affine` (above): the same bits as multiply_binary
+// followed by the two passes, where the group tables apply it to the sums they store (a pass over c fewer, and on
+// two threads the rows are not first written by one thread and read by the other).
+template <class S>
+void multiply_binary_affine(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<S> b, Transpose op_b, MatrixRef<S> c,
+                            const RowAffine<S>& affine);
 
 // α·op(a)·op(b) as a new matrix, by multiply_binary (a that may hold only 0 and 1).
 template <class S>
