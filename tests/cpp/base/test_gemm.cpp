@@ -439,6 +439,21 @@ TEST(Gemm, BinarySumHandsOverToTheGemm) {
                            random_matrix<double>(784, 64, rng), "double");
 }
 
+// body(threads) on one thread and then on two (one only without OpenMP); the thread count is restored after.
+template <class F>
+void on_one_and_two_threads(F&& body) {
+#ifdef _OPENMP
+  const int saved = omp_get_max_threads();
+  for (const int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    body(threads);
+  }
+  omp_set_num_threads(saved);
+#else
+  body(1);
+#endif
+}
+
 #if defined(__AVX512F__) || defined(__AVX2__) || defined(__wasm_simd128__)
 // The group tables' sums re-derived in the order gemm.cpp documents: entry s of the table of rows 4g..4g+3 (values
 // a, b, c, d; zero past the inner size) is built as entry s & (s − 1) plus the row of s's lowest bit; a word's sum
@@ -481,15 +496,7 @@ Mat<float> group_table_sums(const Mat<float>& a, const Mat<float>& b) {
 // the last column block overlapping the one before it.
 TEST(Gemm, DenseBinaryRowsAreSummedByGroupTables) {
   Rng rng(25);
-#ifdef _OPENMP
-  const int saved = omp_get_max_threads();
-#endif
-  for (const int threads : {1, 2}) {
-#ifdef _OPENMP
-    omp_set_num_threads(threads);
-#else
-    if (threads > 1) break;
-#endif
+  on_one_and_two_threads([&](int threads) {
     for (const Eigen::Index inner : {64, 65, 79, 200, 784}) {
       for (const Eigen::Index cols : {32, 33, 500}) {
         // 100 rows at 45% ones (break-even 20%), 300 at 25% (9%), 40 at 45% (26%); aᵀ·b with 70 rows of c at 45%
@@ -515,10 +522,7 @@ TEST(Gemm, DenseBinaryRowsAreSummedByGroupTables) {
         expect_binary_sum<float>(a, false, b, over_b, what);
       }
     }
-  }
-#ifdef _OPENMP
-  omp_set_num_threads(saved);
-#endif
+  });
 }
 #endif
 
@@ -557,15 +561,7 @@ void expect_affine_is_the_two_passes(const Mat<S>& a, Transpose op_a, const Mat<
 
 TEST(Gemm, AffineBinaryProductIsTheProductThenTheMap) {
   Rng rng(27);
-#ifdef _OPENMP
-  const int saved = omp_get_max_threads();
-#endif
-  for (const int threads : {1, 2}) {
-#ifdef _OPENMP
-    omp_set_num_threads(threads);
-#else
-    if (threads > 1) break;
-#endif
+  on_one_and_two_threads([&](int threads) {
     const std::string t = "threads " + std::to_string(threads) + ": ";
     const Mat<float> w = random_matrix<float>(200, 70, rng);
     expect_affine_is_the_two_passes<float>(random_binary<float>(300, 200, 0.45, rng), Transpose::kNo, w, Transpose::kNo,
@@ -582,10 +578,7 @@ TEST(Gemm, AffineBinaryProductIsTheProductThenTheMap) {
                                            t + "not binary");
     expect_affine_is_the_two_passes<double>(random_binary<double>(100, 200, 0.45, rng), Transpose::kNo,
                                             random_matrix<double>(200, 70, rng), Transpose::kNo, rng, t + "double");
-  }
-#ifdef _OPENMP
-  omp_set_num_threads(saved);
-#endif
+  });
 }
 
 TEST(Gemm, AffineBinaryProductNeedsOffsets) {
