@@ -65,7 +65,7 @@ int main() {
         });
         const double tables = median_us([&] {
           pack();
-          sum_by_tables<float>(selected, entries, b_ref, tb, c_ref);
+          sum_by_tables<float>(selected, entries, b_ref, tb, c_ref, nullptr);
         });
         const double product = median_us([&] {
           gemm<float>(a_ref, ta ? Transpose::kYes : Transpose::kNo, b_ref, tb ? Transpose::kYes : Transpose::kNo, c_ref,
