@@ -1,11 +1,9 @@
 #!/bin/sh
 # Break-evens of the module's products of 0/1 states in node (bench/wasm/binary_sums.cpp; not a test). ~10 minutes.
-# Usage: bench/wasm/binary_sums.sh [WORK_DIR]
+# Needs a module build (BUILD_WASM, default <repo>/build-wasm: web_demo/serve.sh or wasm/tests/build_module.sh),
+# which builds the sweep beside the module.
+# Usage: bench/wasm/binary_sums.sh
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-work=${1:-${TMPDIR:-/tmp}/zeta-binary-sums}
-mkdir -p "$work"
-NODE_PATH="${NODE_PATH:-/usr/share/nodejs}" em++ -O3 -msimd128 -std=c++17 -fexceptions -I"$here/../../core/base/include" \
-  -I/usr/include/eigen3 "$here/binary_sums.cpp" "$here/../../core/base/src/kernels.cpp" -o "$work/binary_sums.js" \
-  -s SINGLE_FILE=1 -s ENVIRONMENT=node -s ALLOW_MEMORY_GROWTH=1
-node "$work/binary_sums.js"
+wasm=${BUILD_WASM:-$here/../../build-wasm}
+node "$wasm/wasm/zeta_wasm_binary_sums.js"
