@@ -238,6 +238,18 @@ void expect_binary_products_exact() {
       EXPECT_EQ(counted, reference) << "cols " << cols << ", density " << density;
     }
   }
+  // Rows past 31 words, full and random: a count per byte of the AVX2 path holds 31 words' bits at most.
+  for (const Eigen::Index cols : {1984, 1985, 2049, 4100}) {
+    const Mat<S> ones = Mat<S>::Ones(3, cols), all = Mat<S>::Ones(33, cols);
+    Mat<S> counted(3, 33);
+    multiply_transposed_binary<S>(ones, all, counted);
+    EXPECT_TRUE((counted.array() == static_cast<S>(cols)).all()) << "cols " << cols;
+    const Mat<S> a = random_binary<S>(3, cols, 0.7, rng), b = random_binary<S>(33, cols, 0.6, rng);
+    multiply_transposed_binary<S>(a, b, counted);
+    for (Eigen::Index i = 0; i < a.rows(); ++i)
+      for (Eigen::Index j = 0; j < b.rows(); ++j)
+        EXPECT_EQ(counted(i, j), static_cast<S>((a.row(i).array() * b.row(j).array()).count())) << "cols " << cols;
+  }
   Mat<S> big = random_binary<S>(50, 130, 0.3, rng), out = Mat<S>::Constant(60, 20, S(5));
   multiply_transposed_binary<S>(big.middleRows(3, 40), big.topRows(20), out.middleRows(10, 40));
   Mat<S> expected = big.middleRows(3, 40) * big.topRows(20).transpose();
