@@ -1,5 +1,5 @@
 // cblas_sgemm from a BLAS shared library loaded at run time, for timing BLAS builds side by side: the configure-time
-// probe (blas_probe.cpp) and the RBM update benchmark (bench/cpp/bench_rbm_updates.cpp). Not part of the library.
+// probe (blas_probe.cpp) and the RBM update benchmark (bench/rbm/bench_rbm_updates.cpp). Not part of the library.
 #pragma once
 
 #include <dlfcn.h>
