@@ -7,7 +7,7 @@
 # Environment: HIDDEN (default 12; exact log Z of 20 hidden units costs ~1 s per checkpoint), UPDATES (10000),
 # EVERY (100), OUT (build/sampler_sweep), ZETA (build/zeta). One thread per run; about 1-3 min per run at 12.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 HIDDEN=${HIDDEN:-12}
 UPDATES=${UPDATES:-10000}
 EVERY=${EVERY:-100}
@@ -30,4 +30,4 @@ run m10_n50 --temperatures 10 --chains 50
 run m10_n10_k5 --temperatures 10 --chains 10 --gibbs 5
 run m10_n10_adaptive --temperatures 10 --chains 10 --adaptive
 run m20_n20_adaptive --temperatures 20 --chains 20 --adaptive
-scripts/tracking_summary.py "$OUT"/h"${HIDDEN}"_*.csv
+bench/rbm/tracking_summary.py "$OUT"/h"${HIDDEN}"_*.csv

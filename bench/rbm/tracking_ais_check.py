@@ -3,7 +3,7 @@
 checkpoint (Desjardins et al. §4's yardstick, made stronger than one AIS per checkpoint).
 
     zeta track ... --check none --csv RUN.csv --checkpoint-models PREFIX
-    scripts/tracking_ais_check.py RUN.csv PREFIX [--seeds 3] [--runs 100] [--betas 21000] [--zeta build/zeta] [--jobs 1]
+    bench/rbm/tracking_ais_check.py RUN.csv PREFIX [--seeds 3] [--runs 100] [--betas 21000] [--zeta build/zeta] [--jobs 1]
 
 For every checkpoint row of RUN.csv whose model PREFIX<update>.rbm exists, runs `zeta logz --method ais` once per
 seed (seeds 1..S, schedule paper_ais_schedule(betas)) and pools the seeds as one AIS of S x runs runs: Z-hat is

@@ -7,13 +7,13 @@
 #
 # Cost: each exact checkpoint enumerates 2^25 hidden states (about 30 s on one core, parallel over threads),
 # so the default 100,000-update, 50-checkpoint runs take ~30 min of exact log Z each on one core.
-#   UPDATES=20000 CHECKPOINTS=20 DATA=default scripts/tracking_fig3.sh    # a quicker look
+#   UPDATES=20000 CHECKPOINTS=20 DATA=default bench/rbm/tracking_fig3.sh    # a quicker look
 #
 # Environment: UPDATES (default 100000), CHECKPOINTS (50), DATA (fashion | default), OUT (build/fig3),
 # ZETA (build/zeta), LRS ("0.001 0.01"), ALPHAS ("1000 10000 100000"), SEED (1), DATA_MOVES (0 = Desjardins et al.'s
 # sampler; 1 = data-driven hidden-space moves at beta = 1, see docs/tracking.md), CHAINS (10 per temperature).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 UPDATES=${UPDATES:-100000}
 CHECKPOINTS=${CHECKPOINTS:-50}
 DATA=${DATA:-fashion}
@@ -36,4 +36,4 @@ for lr in $LRS; do
       --csv "$OUT/$name.csv" --plot "$OUT/$name.svg"
   done
 done
-scripts/tracking_summary.py "$OUT"/*.csv
+bench/rbm/tracking_summary.py "$OUT"/*.csv

@@ -3,7 +3,7 @@
 (= the error of the tracked log-likelihood), the fraction of checkpoints where exact lies within +-2 tracked sd,
 the mean (error/sd)^2 and the lowest recent swap rate seen at a checkpoint.
 
-    scripts/tracking_summary.py RUN.csv [RUN.csv ...]
+    bench/rbm/tracking_summary.py RUN.csv [RUN.csv ...]
 """
 import csv
 import math
