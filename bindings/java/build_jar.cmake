@@ -1,6 +1,7 @@
 # Builds zeta.jar (run with cmake -P from java/CMakeLists.txt): compiles every .java file of SOURCE_DIRS
 # (SWIG's output is only known at build time, hence the glob here), then packs the classes and the native
-# LIBRARIES, renamed to LIBRARY_NAMES, under zeta/native/PLATFORM/ with libraries.txt giving the load order.
+# LIBRARIES, renamed to LIBRARY_NAMES, under zeta/native/PLATFORM/ with libraries.txt giving the load order. The
+# manifest's Implementation-Version is VERSION, the project's (capi/zeta.h's).
 file(REMOVE_RECURSE ${CLASSES})
 file(MAKE_DIRECTORY ${CLASSES})
 set(sources)
@@ -24,8 +25,10 @@ foreach(library name IN ZIP_LISTS LIBRARIES LIBRARY_NAMES)
 endforeach()
 file(WRITE ${native}/libraries.txt "${index}")
 
+set(manifest ${CLASSES}.manifest)
+file(WRITE ${manifest} "Implementation-Title: zeta\nImplementation-Version: ${VERSION}\n")
 file(REMOVE ${OUTPUT})
-execute_process(COMMAND ${JAR} --create --file ${OUTPUT} -C ${CLASSES} . RESULT_VARIABLE rc)
+execute_process(COMMAND ${JAR} --create --file ${OUTPUT} --manifest ${manifest} -C ${CLASSES} . RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "jar failed")
 endif()

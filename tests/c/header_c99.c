@@ -8,5 +8,5 @@ int main(void) {
   zeta_progress_fn fn = 0;
   memset(&p, 0, sizeof p);
   (void)fn;
-  return strcmp(zeta_version(), "0.1.0") != 0 || zeta_abi_version() != ZETA_ABI_VERSION;
+  return strcmp(zeta_version(), ZETA_EXPECTED_VERSION) != 0 || zeta_abi_version() != ZETA_ABI_VERSION;
 }

@@ -275,7 +275,7 @@ int main(int argc, char **argv) {
   }
   if (!load_contract() || !load_darn()) return 1;
   if (argc > 2) check_exports_resolve(argv[2]);
-  CHECK(strcmp(p_version(), "0.1.0") == 0);
+  CHECK(strcmp(p_version(), ZETA_EXPECTED_VERSION) == 0);
   CHECK(p_abi_version() == ZETA_ABI_VERSION);
   CHECK(p_last_error()[0] == '\0');
 

@@ -112,6 +112,8 @@ public static class ZetaBindingTest {
 
   private static void TestBasics() {
     Check(System.Text.RegularExpressions.Regex.IsMatch(Library.Version, @"^\d+\.\d+\.\d+$"), "version " + Library.Version);
+    Check(typeof(Library).Assembly.GetName().Version.ToString(3) == Library.Version,
+          "the assembly's version " + typeof(Library).Assembly.GetName().Version);
     Check(Library.AbiVersion == Library.BindingAbiVersion, "ABI version");
     Check(Options.Keys.Contains("learning_rate") && Options.Keys.Contains("seed"), "option keys");
     using (var rbm = new Rbm(NV, NH, 1)) {

@@ -133,6 +133,8 @@ public final class ZetaBindingTest {
 
   private static void testBasics() {
     check(Zeta.version().matches("\\d+\\.\\d+\\.\\d+"), "version " + Zeta.version());
+    check(Zeta.version().equals(Zeta.class.getPackage().getImplementationVersion()),
+          "the jar's Implementation-Version " + Zeta.class.getPackage().getImplementationVersion());
     check(Zeta.abiVersion() == Zeta.bindingAbiVersion(), "ABI version");
     check(Options.keys().contains("learning_rate") && Options.keys().contains("seed"), "option keys");
     try (Rbm rbm = new Rbm(NV, NH, 1)) {
