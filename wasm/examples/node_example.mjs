@@ -1,4 +1,4 @@
-// The package used from node after `npm install zeta-wasm-0.1.0.tgz` (run by CTest: wasm_npm_package).
+// The package used from node after `npm install zeta-wasm-<version>.tgz` (run by CTest: wasm_npm_package).
 import { init, version, Rbm, Trainer, Dataset, ZetaError } from 'zeta-wasm';
 
 await init();
