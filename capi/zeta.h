@@ -34,7 +34,7 @@
 #include <stdint.h>
 
 #define ZETA_VERSION_MAJOR 0
-#define ZETA_VERSION_MINOR 1
+#define ZETA_VERSION_MINOR 2
 #define ZETA_VERSION_PATCH 0
 /* Incremented on every incompatible change of this header; the shared object's SOVERSION is the major
  * version. A program can compare zeta_abi_version() with the ZETA_ABI_VERSION it was compiled against. */
