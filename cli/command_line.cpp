@@ -32,7 +32,12 @@ CLI::App* CommandLine::add_command(const std::string& name, const std::string& d
 }
 
 int CommandLine::run(int argc, char** argv) {
-  CLI11_PARSE(app_, argc, argv);
+  try {
+    app_.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version end the parse this way too, with status 0 (CLI11 numbers the other errors from 100).
+    return app_.exit(e) == 0 ? 0 : 2;
+  }
   try {
     for (const auto& [command, action] : commands_)
       if (command->parsed()) return action(global_);
