@@ -1,7 +1,9 @@
 #include "command_line.hpp"
 
+#include <cstddef>
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "zeta/base/error.hpp"
 #include "zeta/base/gemm.hpp"
@@ -11,6 +13,14 @@ namespace zeta::cli {
 CommandLine::CommandLine()
     : app_("zeta: RBMs with tracked partition functions, and classifiers with hard normalisers") {
   app_.require_subcommand(1);
+  // Usage errors start with "zeta: ", as the commands' own errors do. The option checks (validators.hpp) say what a
+  // value must be; CLI11 reports them as "<option>: must be ...", printed as one sentence: "--hidden must be ...".
+  app_.failure_message([](const CLI::App*, const CLI::Error& e) {
+    std::string message = e.what();
+    const std::size_t colon = message.find(": must be ");
+    if (dynamic_cast<const CLI::ValidationError*>(&e) != nullptr && colon != std::string::npos) message.erase(colon, 1);
+    return "zeta: " + message + "\nRun with --help for more information.\n";
+  });
   app_.add_flag("-q,--quiet", global_.quiet, "no progress display");
   app_.fallthrough();  // global flags may follow the subcommand
   // What a seed's numbers depend on besides the thread count: the version, the products' backend (chosen when

@@ -14,6 +14,7 @@
 #include "data_choice.hpp"
 #include "plot.hpp"
 #include "progress_line.hpp"
+#include "validators.hpp"
 #include "zeta/base/error.hpp"
 #include "zeta/base/numerics.hpp"
 #include "zeta/darn.hpp"
@@ -320,7 +321,7 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--momentum", o.momentum, "momentum")->capture_default_str();
   cmd->add_option("--estimator", o.estimator, "darn (the paper's, biased) | reinforce (unbiased)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"darn", "reinforce"}));
+      ->check(one_of({"darn", "reinforce"}));
   cmd->add_option("--sparsity", o.sparsity, "fDARN: target mean activation of the top layer (0 = off)")
       ->capture_default_str();
   cmd->add_option("--sparsity-weight", o.sparsity_weight, "weight of the sparsity penalty")->capture_default_str();
@@ -336,7 +337,7 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--eval-every", o.eval_every, "evaluate every this many epochs (0: never)")->capture_default_str();
   cmd->add_option("--method", o.method, "test log p(x): auto | exact | is")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "exact", "is"}));
+      ->check(one_of({"auto", "exact", "is"}));
   cmd->add_option("--exact-bits", o.exact_bits, "auto: exact up to this many hidden units in all")
       ->capture_default_str();
   cmd->add_option("--is-samples", o.is_samples, "importance samples per test row")->capture_default_str();
@@ -378,11 +379,11 @@ void add_darn_commands(CommandLine& cli) {
   sub->eval->add_option("--data", eval->data, "default | fashion | bas:N | IDX file")->capture_default_str();
   sub->eval->add_option("--split", eval->split, "test | train")
       ->capture_default_str()
-      ->check(CLI::IsMember({"test", "train"}));
+      ->check(one_of({"test", "train"}));
   sub->eval->add_option("--limit", eval->limit, "use at most this many rows");
   sub->eval->add_option("--method", eval->method, "auto | exact | is")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "exact", "is"}));
+      ->check(one_of({"auto", "exact", "is"}));
   sub->eval->add_option("--exact-bits", eval->exact_bits, "auto: exact up to this many hidden units in all")
       ->capture_default_str();
   sub->eval->add_option("--is-samples", eval->is_samples, "importance samples per row (the paper: 100000)")

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "plot.hpp"
 #include "progress_line.hpp"
 #include "rbm_training.hpp"
+#include "validators.hpp"
 #include "zeta/base/error.hpp"
 #include "zeta/rbm/estimators.hpp"
 #include "zeta/rbm/removal.hpp"
@@ -223,20 +225,22 @@ void add_prune_command(CommandLine& cli) {
   cmd->add_option("--data", o->data, "default | fashion | bas:N | path to an IDX image file")->capture_default_str();
   cmd->add_option("--limit", o->limit, "use at most this many rows of each split");
   cmd->add_option("-o,--out", o->out, "pruned model file (rewritten at every CSV row)")->capture_default_str();
-  cmd->add_option("--steps", o->steps, "pruning steps")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--steps", o->steps, "pruning steps")
+      ->capture_default_str()
+      ->check(positive_integer(std::numeric_limits<std::int64_t>::max()));
   cmd->add_option("--batch", o->batch, "mini-batch size (rows drawn with replacement)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_integer());
   cmd->add_option("--every", o->every, "a CSV row every this many steps, and at every removal (default: steps/200)");
   cmd->add_option("--rate", p.rate, "ν: step of the parameter update between removals")->capture_default_str();
   cmd->add_option("--criterion", p.criterion, "m: unit k goes when C_k + m σ_k <= 0 (3 on BAS, 1 on large models)")
       ->capture_default_str();
   cmd->add_option("--rule", o->rule, "update rule: noise-aware | naive")
       ->capture_default_str()
-      ->check(CLI::IsMember({"noise-aware", "naive"}));
+      ->check(one_of({"noise-aware", "naive"}));
   cmd->add_option("--cost", o->cost, "removal cost: exact (log p(h_k = 0)) | first-order (-p(h_k = 1), a bound)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"exact", "first-order"}));
+      ->check(one_of({"exact", "first-order"}));
   cmd->add_option("--gibbs", p.gibbs_steps, "Gibbs sweeps of the persistent chains per step")->capture_default_str();
   cmd->add_option("--chains", p.chains, "chains per temperature (those at β = 1 are the model samples)")
       ->capture_default_str();
@@ -264,12 +268,12 @@ void add_prune_command(CommandLine& cli) {
                   "weighted: holds on large models, where the carried value runs away) | none; auto: exact while the "
                   "smaller layer has <= 20 units, else witnesses (a ladder tracks by itself)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "exact", "ais", "witnesses", "none"}));
+      ->check(one_of({"auto", "exact", "ais", "witnesses", "none"}));
   cmd->add_option("--witnesses", o->witnesses,
                   "AIS runs (10,000 betas) of --anchor witnesses, each run's final state a witness; more: a smaller "
                   "sd, a slower step")
       ->capture_default_str()
-      ->check(CLI::Range(2 * Pruner::kWitnessGroups, 1000000));
+      ->check(integer_in(2 * Pruner::kWitnessGroups, 1000000));
   cmd->add_option("--start-chains", o->start_chains,
                   "chains file to start the chains from, as they are (zeta train --chains-out: the chains that "
                   "trained the model; needs temperatures x chains rows): no burn-in or settling");
@@ -279,7 +283,7 @@ void add_prune_command(CommandLine& cli) {
                   "witnesses start afresh from the check's AIS) (default: steps/10; 0: never)");
   cmd->add_option("--kl", o->kl, "exact KL at each row: auto (smaller layer <= 20 units) | exact | none")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "exact", "none"}));
+      ->check(one_of({"auto", "exact", "none"}));
   cmd->add_option("--csv", o->csv,
                   "CSV: step, N, units removed, smallest cost and its σ, tracked log Z and sd, test log-likelihood "
                   "and sd, exact KL, checked log Z and sd");

@@ -9,6 +9,7 @@
 #include "plot.hpp"
 #include "progress_line.hpp"
 #include "rbm_training.hpp"
+#include "validators.hpp"
 #include "zeta/base/error.hpp"
 #include "zeta/rbm/estimators.hpp"
 #include "zeta/rbm/tempering.hpp"
@@ -160,7 +161,7 @@ void add_logz_command(CommandLine& cli) {
   auto* cmd = cli.add_command("logz", "log partition function: exact enumeration or AIS",
                               [o](const GlobalOptions& g) { return run_logz(*o, g.quiet); });
   cmd->add_option("model", o->model, "model file")->required();
-  cmd->add_option("--method", o->method, "exact | ais")->capture_default_str()->check(CLI::IsMember({"exact", "ais"}));
+  cmd->add_option("--method", o->method, "exact | ais")->capture_default_str()->check(one_of({"exact", "ais"}));
   cmd->add_option("--runs", o->runs, "AIS runs")->capture_default_str();
   cmd->add_option("--betas", o->betas, "AIS intermediate distributions")->capture_default_str();
   cmd->add_option("--seed", o->seed, "AIS seed")->capture_default_str();
@@ -186,9 +187,7 @@ void add_eval_command(CommandLine& cli) {
   cmd->add_option("model", o->model, "model file")->required();
   cmd->add_option("--data", o->data, "default | fashion | bas:N | IDX file")->capture_default_str();
   cmd->add_option("--limit", o->limit, "use at most this many rows");
-  cmd->add_option("--log-z", o->log_z.method, "exact | ais")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"exact", "ais"}));
+  cmd->add_option("--log-z", o->log_z.method, "exact | ais")->capture_default_str()->check(one_of({"exact", "ais"}));
   cmd->add_option("--runs", o->log_z.runs, "AIS runs")->capture_default_str();
   cmd->add_option("--betas", o->log_z.betas, "AIS intermediate distributions")->capture_default_str();
 }

@@ -1,7 +1,10 @@
 #include "rbm_training.hpp"
 
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 
+#include "validators.hpp"
 #include "zeta/base/error.hpp"
 
 namespace zeta::cli {
@@ -10,14 +13,16 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--data", o.data, "default | fashion | bas:N | path to an IDX image file")->capture_default_str();
   cmd->add_option("--limit", o.limit, "use at most this many rows of each split");
   auto* hidden =
-      cmd->add_option("--hidden", o.hidden, "hidden units")->capture_default_str()->check(CLI::PositiveNumber);
+      cmd->add_option("--hidden", o.hidden, "hidden units")->capture_default_str()->check(positive_integer());
   cmd->add_option("--init", o.init, "start from this saved model (continue training) instead of a fresh one")
       ->excludes(hidden);
   cmd->add_option("--method", o.method, "negative phase: cd | pcd | pt")
       ->capture_default_str()
-      ->check(CLI::IsMember({"cd", "pcd", "pt"}));
-  cmd->add_option("--updates", o.updates, "parameter updates")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--batch", o.batch, "mini-batch size")->capture_default_str()->check(CLI::PositiveNumber);
+      ->check(one_of({"cd", "pcd", "pt"}));
+  cmd->add_option("--updates", o.updates, "parameter updates")
+      ->capture_default_str()
+      ->check(positive_integer(std::numeric_limits<std::int64_t>::max()));
+  cmd->add_option("--batch", o.batch, "mini-batch size")->capture_default_str()->check(positive_integer());
   cmd->add_option("--lr", o.learning_rate, "initial learning rate ε_init")->capture_default_str();
   cmd->add_option("--lr-decay", o.lr_decay, "α in ε_t = min(α ε_init/(t+1), ε_init); 0 = constant")
       ->capture_default_str();
@@ -36,18 +41,18 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
                   "PCD/PT: coldest rungs that also get data-driven hidden-space Metropolis-Hastings moves "
                   "(0 = Desjardins et al.'s sampler; CD ignores it)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_integer());
   cmd->add_option("--data-pool", o.data_pool, "training rows whose aggregate posterior the data moves propose from")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_integer());
   cmd->add_option(
          "--cold-rungs", o.cold_rungs,
          "PCD/PT: coldest rungs that get --cold-sweeps extra Gibbs sweeps per update (0 = Desjardins et al.'s sampler)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_integer());
   cmd->add_option("--cold-sweeps", o.cold_sweeps, "extra Gibbs sweeps per update at the --cold-rungs coldest rungs")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_integer());
   cmd->add_option("--seed", o.seed, "seed of everything random")->capture_default_str();
 }
 

@@ -13,6 +13,7 @@
 #include "plot.hpp"
 #include "progress_line.hpp"
 #include "rbm_training.hpp"
+#include "validators.hpp"
 #include "zeta/base/error.hpp"
 #include "zeta/rbm/estimators.hpp"
 #include "zeta/rbm/tracker.hpp"
@@ -202,18 +203,18 @@ void add_track_command(CommandLine& cli) {
   cmd->add_option("--autocorrelation-lags", track->tracker.autocorrelation_lags,
                   "lags over which the filter estimates the observations' autocorrelation time (0 = off)")
       ->capture_default_str()
-      ->check(CLI::Range(0, 100000));
+      ->check(integer_in(0, 100000));
   cmd->add_option("--variance-inflation", track->tracker.variance_inflation,
                   "factor on every observation variance of the filter")
       ->capture_default_str()
-      ->check(CLI::Range(1e-3, 1e3));
+      ->check(number_in(1e-3, 1e3));
   cmd->add_option("--update-variance-inflation", track->tracker.update_variance_inflation,
                   "extra factor on the variances of the observations across updates only")
       ->capture_default_str()
-      ->check(CLI::Range(1e-3, 1e6));
+      ->check(number_in(1e-3, 1e6));
   cmd->add_option("--check", track->checks, "ground truth at checkpoints: auto | exact | ais | none")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "exact", "ais", "none"}));
+      ->check(one_of({"auto", "exact", "ais", "none"}));
   cmd->add_option("--ais-runs", track->ais_runs, "AIS runs per checkpoint")->capture_default_str();
   cmd->add_option("--ais-betas", track->ais_betas, "AIS distributions per checkpoint")->capture_default_str();
   cmd->add_option("--settle", track->settle,
