@@ -11,8 +11,6 @@ foreach(dir ${source_dirs})
 endforeach()
 file(GLOB_RECURSE files LIST_DIRECTORIES false RELATIVE ${SOURCE_DIR} ${globs})
 list(FILTER files EXCLUDE REGEX "(^|/)node_modules/")
-# README.md prints this example verbatim, compact on purpose; reformatting it would part the two copies.
-list(REMOVE_ITEM files capi/examples/dlopen_example.c)
 list(SORT files)
 list(LENGTH files n_files)
 if(n_files EQUAL 0)
