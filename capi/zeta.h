@@ -86,6 +86,19 @@ ZETA_API int32_t zeta_abi_version(void);
 ZETA_API const char *zeta_last_error(void);
 /* The enumerator's name ("ZETA_ERR_FORMAT"), "ZETA_UNKNOWN_STATUS" for other values. Static; O(1). */
 ZETA_API const char *zeta_status_name(int32_t status);
+/* What a seed's numbers depend on besides the thread count, as lines of text: "zeta MAJOR.MINOR.PATCH", the backend
+ * of the large products ("products: openblas (kernels: SkylakeX)"), the vector extensions the build was compiled for
+ * ("SIMD: avx512f ..."), and a "warning: ..." line when the BLAS runs narrower kernels than this CPU has. The
+ * same text as `zeta --version`. Static string; never fails; thread-safe. */
+ZETA_API const char *zeta_build_info(void);
+/* Threads of the parallel work (products, sampling, enumeration) that zeta calls made from the calling thread start:
+ * n >= 1 threads, or 0 for the default (OMP_NUM_THREADS, else the number of cores). Other threads keep their own
+ * setting, so workers of a pool can each give zeta their share. The thread count is part of what a seed's numbers
+ * depend on (it fixes how products are blocked). Without OpenMP (the WebAssembly module) zeta runs on one thread
+ * whatever n is. Negative n: ZETA_ERR_ARGUMENT. O(1). */
+ZETA_API zeta_status zeta_set_num_threads(int32_t n);
+/* The thread count zeta calls from the calling thread use (1 without OpenMP). O(1). */
+ZETA_API zeta_status zeta_get_num_threads(int32_t *n);
 
 /* Progress of a long call, valid only during the callback. */
 typedef struct zeta_progress {
@@ -160,6 +173,11 @@ ZETA_API zeta_status zeta_rbm_log_z_ais_progress(const zeta_rbm *rbm, int32_t n_
  * block-Gibbs sweeps each, drawn with the handle's generator (hence non-const). out_v receives
  * n_samples x n_visible binary values. Cost O(n_samples n_gibbs_steps n_v n_h). */
 ZETA_API zeta_status zeta_rbm_sample(zeta_rbm *rbm, int64_t n_samples, int32_t n_gibbs_steps, double *out_v);
+/* n_steps >= 1 block-Gibbs sweeps h ~ p(h | v), v ~ p(v | h) from each of n_rows given rows of v (n_rows x
+ * n_visible, entries in [0, 1]: the first h is drawn from p(h | v) of the row as it is), one chain per row, drawn
+ * with the handle's generator (advanced only on success). out_v receives the last visible states, n_rows x
+ * n_visible values 0.0/1.0 (scikit-learn's BernoulliRBM.gibbs with n_steps = 1). Cost O(n n_steps n_v n_h). */
+ZETA_API zeta_status zeta_rbm_gibbs(zeta_rbm *rbm, const double *v, int64_t n_rows, int32_t n_steps, double *out_v);
 
 /* Model files: little-endian container with magic "ZETA", format version, kind and CRC-32 checksums. Saving
  * writes a temporary file and renames it into place, so a failed save never leaves a partial file. Loading
@@ -271,6 +289,13 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *                                           chains restart from the batch's rows and sweeps go on until the halves
  *                                           from the base rates and from the data agree on every p(h_k = 0) (see
  *                                           zeta_pruner_settling), at most this many; 0 = off
+ * Trainers, continued (zeta_trainer_new):
+ *   visible_probabilities  0      0,1       1: the rows of zeta_trainer_step / zeta_trainer_train (double or
+ *                                           float) may hold any value in [0, 1],
+ *                                           read as the probabilities that the visible units are on (mean-field
+ *                                           data, as scikit-learn's
+ *                                           BernoulliRBM reads grey levels); 0: they must be binary. Likelihoods
+ *                                           still take binary rows only
  * The other keys apply to the trainer only (and those the Pruners line names to pruners too). Each *_new taking
  * options rejects, with ZETA_ERR_ARGUMENT naming the key, any key that was set with zeta_options_set but does
  * not apply to the kind of handle it makes.
@@ -305,15 +330,27 @@ typedef struct zeta_trainer zeta_trainer;
 /* opts is copied; a set non-trainer key (ebp_*, softmax_*) gives ZETA_ERR_ARGUMENT. Cost O(n_v n_h + M N n_v). */
 ZETA_API zeta_status zeta_trainer_new(zeta_rbm *rbm, const zeta_options *opts, zeta_trainer **out);
 ZETA_API void zeta_trainer_free(zeta_trainer *trainer);
-/* One parameter update from a mini-batch of n_rows binary rows (n_rows x n_visible).
- * Cost O((n + M N k) n_v n_h) plus O(M^3) for the tracker. */
+/* One parameter update from a mini-batch of n_rows binary rows (n_rows x n_visible; with option
+ * visible_probabilities, values in [0, 1]). Cost O((n + M N k) n_v n_h) plus O(M^3) for the tracker. */
 ZETA_API zeta_status zeta_trainer_step(zeta_trainer *trainer, const double *batch, int64_t n_rows);
+/* The same update from rows of float (the same rules as double) or of bytes (0 or 1 each, whatever
+ * visible_probabilities says), read where they are: the same numbers as zeta_trainer_step given the same values as
+ * doubles, without the caller converting its rows. */
+ZETA_API zeta_status zeta_trainer_step_f32(zeta_trainer *trainer, const float *batch, int64_t n_rows);
+ZETA_API zeta_status zeta_trainer_step_u8(zeta_trainer *trainer, const uint8_t *batch, int64_t n_rows);
 /* n_updates steps on consecutive mini-batches of batch_size rows of data (n_rows x n_visible, binary),
  * wrapping around at the end (shuffle the rows yourself if wanted). The callback (may be NULL) runs after
  * every update with stage "training", done = updates so far, value = tracked log Z (NaN without PT);
  * on cancellation the finished updates are kept. */
 ZETA_API zeta_status zeta_trainer_train(zeta_trainer *trainer, const double *data, int64_t n_rows, int64_t batch_size,
                                         int64_t n_updates, zeta_progress_fn progress, void *user_data);
+/* zeta_trainer_train on rows of float or of 0/1 bytes, as zeta_trainer_step_f32 and zeta_trainer_step_u8. */
+ZETA_API zeta_status zeta_trainer_train_f32(zeta_trainer *trainer, const float *data, int64_t n_rows,
+                                            int64_t batch_size, int64_t n_updates, zeta_progress_fn progress,
+                                            void *user_data);
+ZETA_API zeta_status zeta_trainer_train_u8(zeta_trainer *trainer, const uint8_t *data, int64_t n_rows,
+                                           int64_t batch_size, int64_t n_updates, zeta_progress_fn progress,
+                                           void *user_data);
 /* Tracked log Z of the current model: posterior mean and standard deviation (std_dev may be NULL).
  * Needs method 2 (PT), else ZETA_ERR_UNSUPPORTED. Before the first step the tracker knows only log Z at
  * beta 0: mean is the closed-form guess for W = 0 and std_dev is +inf. O(1). */

@@ -5,8 +5,8 @@
 #include <exception>
 #include <string>
 
+#include "zeta/base/build_info.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
 
 namespace zeta::cli {
 
@@ -25,14 +25,7 @@ CommandLine::CommandLine()
   app_.fallthrough();  // global flags may follow the subcommand
   // What a seed's numbers depend on besides the thread count: the version, the products' backend (chosen when
   // zeta was built, cmake/ZetaBlas.cmake) and the instruction set.
-  app_.set_version_flag("--version", [] {
-    std::string products = zeta::gemm_backend();
-    if (*zeta::gemm_kernels() != '\0') products += std::string(" (kernels: ") + zeta::gemm_kernels() + ")";
-    std::string text = std::string("zeta ") + ZETA_CLI_VERSION + "\nproducts: " + products +
-                       "\nSIMD: " + zeta::simd_instruction_sets();
-    if (*zeta::gemm_kernels_warning() != '\0') text += std::string("\nwarning: ") + zeta::gemm_kernels_warning();
-    return text;
-  });
+  app_.set_version_flag("--version", [] { return zeta::build_info(ZETA_CLI_VERSION); });
 }
 
 CLI::App* CommandLine::add_command(const std::string& name, const std::string& description, Action action) {

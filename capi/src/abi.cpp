@@ -1,7 +1,9 @@
 #include "abi.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 
 namespace zeta::capi {
 
@@ -41,20 +43,77 @@ std::int64_t element_count(std::int64_t rows, std::int64_t cols, const char* nam
   return rows * cols;
 }
 
-MatrixD read_rows(const double* data, std::int64_t n_rows, std::int64_t n_cols, const char* name, bool binary) {
+namespace {
+
+// Row and column of entry i of a row-major matrix with n_cols columns, for messages.
+std::string entry_name(std::int64_t i, std::int64_t n_cols) {
+  return "row " + std::to_string(i / n_cols) + ", column " + std::to_string(i % n_cols);
+}
+
+bool is_finite(double x) { return std::isfinite(x); }
+bool is_finite(float x) { return std::isfinite(x); }
+bool is_finite(std::uint8_t) { return true; }
+
+// Branch-free passes the compiler vectorises: the verdicts are or-ed into an unsigned (a bool accumulator keeps
+// GCC 12's loops scalar).
+template <class T>
+bool all_finite(const T* x, std::int64_t n) {
+  if constexpr (std::is_integral_v<T>) return true;
+  unsigned bad = 0;
+  for (std::int64_t i = 0; i < n; ++i) bad |= static_cast<unsigned>((x[i] - x[i]) != T(0));  // NaN for ±inf, NaN
+  return bad == 0;
+}
+
+template <class T>
+bool all_binary(const T* x, std::int64_t n) {
+  unsigned bad = 0;
+  for (std::int64_t i = 0; i < n; ++i) bad |= static_cast<unsigned>((x[i] != T(0)) & (x[i] != T(1)));
+  return bad == 0;
+}
+
+template <class T>
+bool all_probabilities(const T* x, std::int64_t n) {
+  unsigned bad = 0;  // NaN fails both comparisons
+  for (std::int64_t i = 0; i < n; ++i) bad |= static_cast<unsigned>(!(x[i] >= T(0)) | !(x[i] <= T(1)));
+  return bad == 0;
+}
+
+}  // namespace
+
+template <class T>
+void check_values(const T* data, std::int64_t n_rows, std::int64_t n_cols, const char* name, Values values) {
   need(data, name);
   need_positive(n_rows, "n_rows");
-  element_count(n_rows, n_cols, name);
-  MatrixD m = Eigen::Map<const MatrixD>(data, n_rows, n_cols);
-  if (!m.allFinite()) fail(std::string(name) + " contains a non-finite value");
-  if (binary && !is_binary(m)) fail(std::string(name) + " must be binary (every entry 0 or 1)");
-  return m;
+  const std::int64_t n = element_count(n_rows, n_cols, name);
+  // One vectorised pass decides; only a failed check walks the entries again to name the first bad one.
+  const bool ok = values == Values::kBinary        ? all_binary(data, n)
+                  : values == Values::kProbability ? all_probabilities(data, n)
+                                                   : all_finite(data, n);
+  if (ok) return;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const T v = data[i];
+    if (!is_finite(v)) fail(std::string(name) + " contains a non-finite value (" + entry_name(i, n_cols) + ")");
+    if (values == Values::kBinary && v != T(0) && v != T(1))
+      fail(std::string(name) + " must be binary (every entry 0 or 1): " + entry_name(i, n_cols) + " is " +
+           number(static_cast<double>(v)));
+    if (values == Values::kProbability && (v < T(0) || v > T(1)))
+      fail(std::string(name) + " must hold values in [0, 1]: " + entry_name(i, n_cols) + " is " +
+           number(static_cast<double>(v)));
+  }
+}
+
+template void check_values<double>(const double*, std::int64_t, std::int64_t, const char*, Values);
+template void check_values<float>(const float*, std::int64_t, std::int64_t, const char*, Values);
+template void check_values<std::uint8_t>(const std::uint8_t*, std::int64_t, std::int64_t, const char*, Values);
+
+MatrixD read_rows(const double* data, std::int64_t n_rows, std::int64_t n_cols, const char* name, bool binary) {
+  check_values(data, n_rows, n_cols, name, binary ? Values::kBinary : Values::kFinite);
+  return Eigen::Map<const MatrixD>(data, n_rows, n_cols);
 }
 
 MatrixD read_probabilities(const double* data, std::int64_t n_rows, std::int64_t n_cols, const char* name) {
-  MatrixD m = read_rows(data, n_rows, n_cols, name, false);
-  if ((m.array() < 0.0).any() || (m.array() > 1.0).any()) fail(std::string(name) + " must hold values in [0, 1]");
-  return m;
+  check_values(data, n_rows, n_cols, name, Values::kProbability);
+  return Eigen::Map<const MatrixD>(data, n_rows, n_cols);
 }
 
 std::vector<int> read_labels(const int32_t* labels, std::int64_t n_rows, int n_classes, bool sign_labels,

@@ -67,6 +67,12 @@ void need_positive(std::int64_t n, const char* name);
 // rows x cols elements, guarding the product against overflow (the caller's array must hold that many).
 std::int64_t element_count(std::int64_t rows, std::int64_t cols, const char* name);
 
+// What the values of a caller matrix must be: finite; 0 or 1; in [0, 1].
+enum class Values { kFinite, kBinary, kProbability };
+// Checks a caller matrix where it is (no copy): NULL, a non-positive row count, an overflowing size, and values
+// that are not `values`, the message naming the first offending row and column. T: double, float, uint8_t.
+template <class T>
+void check_values(const T* data, std::int64_t n_rows, std::int64_t n_cols, const char* name, Values values);
 // Copies a caller matrix, rejecting non-finite values and, when binary is set, anything but 0 and 1.
 MatrixD read_rows(const double* data, std::int64_t n_rows, std::int64_t n_cols, const char* name, bool binary);
 // A caller matrix whose values must lie in [0, 1].

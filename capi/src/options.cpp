@@ -88,6 +88,7 @@ TrainerConfig trainer_config(const zeta_options& o) {
   c.cold_sweep_rungs = static_cast<int>(o.get("cold_sweep_rungs"));
   c.cold_sweeps = static_cast<int>(o.get("cold_sweeps"));
   c.single_precision = o.get("single_precision") != 0.0;
+  c.visible_probabilities = o.get("visible_probabilities") != 0.0;
   c.seed = seed_of(&o);
   return c;
 }

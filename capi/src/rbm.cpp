@@ -194,6 +194,19 @@ ZETA_API zeta_status zeta_rbm_sample(zeta_rbm* rbm, int64_t n_samples, int32_t n
   });
 }
 
+ZETA_API zeta_status zeta_rbm_gibbs(zeta_rbm* rbm, const double* v, int64_t n_rows, int32_t n_steps, double* out_v) {
+  return guard(__func__, [&] {
+    need(rbm, "rbm");
+    need(out_v, "out_v");
+    need_positive(n_steps, "n_steps");
+    const MatrixD start = read_probabilities(v, n_rows, rbm->model.n_visible(), "v");
+    if (n_rows > std::numeric_limits<int>::max()) fail("n_rows must be at most 2^31 - 1");
+    zeta::Rng rng = rbm->rng;  // advance the handle's generator only on success
+    copy_out(zeta::gibbs_from(rbm->model, start, n_steps, rng), out_v);
+    rbm->rng = rng;
+  });
+}
+
 ZETA_API zeta_status zeta_rbm_save(const zeta_rbm* rbm, const char* path) {
   return guard(__func__, [&] {
     need(rbm, "rbm");

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "abi.hpp"
@@ -14,12 +15,35 @@ using zeta::MatrixD;
 
 struct zeta_trainer {
   zeta_trainer(zeta_rbm* borrowed, const zeta::TrainerConfig& config, const zeta::TrackerConfig& tracker)
-      : rbm(borrowed), session(borrowed->model, config, tracker) {}
+      : rbm(borrowed),
+        session(borrowed->model, config, tracker),
+        rows(config.visible_probabilities ? Values::kProbability : Values::kBinary) {}
   zeta_rbm* rbm;
   zeta::RbmTrainingSession session;
+  Values rows;  // what the training rows may hold (option visible_probabilities)
 };
 
 namespace {
+
+// One update from n_rows rows of T where the caller keeps them; 0/1 bytes are binary whatever the option says.
+template <class T>
+void step_rows(zeta_trainer* trainer, const T* batch, int64_t n_rows) {
+  need(trainer, "trainer");
+  const int64_t n_visible = trainer->rbm->model.n_visible();
+  check_values(batch, n_rows, n_visible, "batch", std::is_same_v<T, uint8_t> ? Values::kBinary : trainer->rows);
+  trainer->session.step(zeta::RowsView(batch, n_rows, n_visible));
+}
+
+template <class T>
+void train_rows(zeta_trainer* trainer, const T* data, int64_t n_rows, int64_t batch_size, int64_t n_updates,
+                zeta_progress_fn progress, void* user_data) {
+  need(trainer, "trainer");
+  need_positive(batch_size, "batch_size");
+  need_positive(n_updates, "n_updates");
+  const int64_t n_visible = trainer->rbm->model.n_visible();
+  check_values(data, n_rows, n_visible, "data", std::is_same_v<T, uint8_t> ? Values::kBinary : trainer->rows);
+  trainer->session.train(zeta::RowsView(data, n_rows, n_visible), batch_size, n_updates, adapt(progress, user_data));
+}
 
 const zeta::TrackedTrainer& tracked_of(const zeta_trainer* trainer) {
   const zeta::TrackedTrainer* tracked = trainer->session.tracked();
@@ -47,21 +71,32 @@ ZETA_API zeta_status zeta_trainer_new(zeta_rbm* rbm, const zeta_options* opts, z
 ZETA_API void zeta_trainer_free(zeta_trainer* trainer) { delete trainer; }
 
 ZETA_API zeta_status zeta_trainer_step(zeta_trainer* trainer, const double* batch, int64_t n_rows) {
-  return guard(__func__, [&] {
-    need(trainer, "trainer");
-    trainer->session.step(read_rows(batch, n_rows, trainer->rbm->model.n_visible(), "batch", true));
-  });
+  return guard(__func__, [&] { step_rows(trainer, batch, n_rows); });
+}
+
+ZETA_API zeta_status zeta_trainer_step_f32(zeta_trainer* trainer, const float* batch, int64_t n_rows) {
+  return guard(__func__, [&] { step_rows(trainer, batch, n_rows); });
+}
+
+ZETA_API zeta_status zeta_trainer_step_u8(zeta_trainer* trainer, const uint8_t* batch, int64_t n_rows) {
+  return guard(__func__, [&] { step_rows(trainer, batch, n_rows); });
 }
 
 ZETA_API zeta_status zeta_trainer_train(zeta_trainer* trainer, const double* data, int64_t n_rows, int64_t batch_size,
                                         int64_t n_updates, zeta_progress_fn progress, void* user_data) {
-  return guard(__func__, [&] {
-    need(trainer, "trainer");
-    need_positive(batch_size, "batch_size");
-    need_positive(n_updates, "n_updates");
-    const MatrixD x = read_rows(data, n_rows, trainer->rbm->model.n_visible(), "data", true);
-    trainer->session.train(x, batch_size, n_updates, adapt(progress, user_data));
-  });
+  return guard(__func__, [&] { train_rows(trainer, data, n_rows, batch_size, n_updates, progress, user_data); });
+}
+
+ZETA_API zeta_status zeta_trainer_train_f32(zeta_trainer* trainer, const float* data, int64_t n_rows,
+                                            int64_t batch_size, int64_t n_updates, zeta_progress_fn progress,
+                                            void* user_data) {
+  return guard(__func__, [&] { train_rows(trainer, data, n_rows, batch_size, n_updates, progress, user_data); });
+}
+
+ZETA_API zeta_status zeta_trainer_train_u8(zeta_trainer* trainer, const uint8_t* data, int64_t n_rows,
+                                           int64_t batch_size, int64_t n_updates, zeta_progress_fn progress,
+                                           void* user_data) {
+  return guard(__func__, [&] { train_rows(trainer, data, n_rows, batch_size, n_updates, progress, user_data); });
 }
 
 ZETA_API zeta_status zeta_trainer_log_z(const zeta_trainer* trainer, double* mean, double* std_dev) {

@@ -57,6 +57,7 @@ std::string differences(const zeta::TrainerConfig& a, const zeta::TrainerConfig&
   FIELD(a, b, single_precision, d);
   FIELD(a, b, record_observations, d);
   FIELD(a, b, init_from_data, d);
+  FIELD(a, b, visible_probabilities, d);
   FIELD(a, b, seed, d);
   return d;
 }

@@ -803,6 +803,213 @@ static void test_trainer(void) {
   zeta_rbm_free(rbm);
 }
 
+/* Rows of float and of 0/1 bytes train exactly as the same values given as doubles, step by step and by train, under
+ * PCD and under PT with its tracker; bad rows are refused naming the first offending entry, and change nothing. */
+static void test_trainer_row_types(void) {
+  enum { ROWS = 64, B = 8 };
+  double data[ROWS * NV];
+  float data_f[ROWS * NV];
+  uint8_t data_u[ROWS * NV];
+  int i, method, kind;
+  make_data(data, ROWS, NV);
+  for (i = 0; i < ROWS * NV; ++i) {
+    data_f[i] = (float)data[i];
+    data_u[i] = (uint8_t)data[i];
+  }
+  for (method = 1; method <= 2; ++method) {
+    zeta_rbm *rbms[3];
+    zeta_trainer *trainers[3];
+    uint8_t *reference = NULL;
+    int64_t size = 0;
+    double log_z[3], sd[3];
+    for (kind = 0; kind < 3; ++kind) {
+      zeta_options *opts = trainer_options(method);
+      rbms[kind] = make_model(NV, NH);
+      EXPECT_OK(zeta_trainer_new(rbms[kind], opts, &trainers[kind]));
+      zeta_options_free(opts);
+      for (i = 0; i < 5; ++i) {
+        const int64_t offset = (int64_t)i * B * NV;
+        if (kind == 0) EXPECT_OK(zeta_trainer_step(trainers[kind], data + offset, B));
+        if (kind == 1) EXPECT_OK(zeta_trainer_step_f32(trainers[kind], data_f + offset, B));
+        if (kind == 2) EXPECT_OK(zeta_trainer_step_u8(trainers[kind], data_u + offset, B));
+      }
+      /* 11 batches of 8 from 64 rows: the last runs past the end and wraps around. */
+      if (kind == 0) EXPECT_OK(zeta_trainer_train(trainers[kind], data, ROWS, B, 11, NULL, NULL));
+      if (kind == 1) EXPECT_OK(zeta_trainer_train_f32(trainers[kind], data_f, ROWS, B, 11, NULL, NULL));
+      if (kind == 2) EXPECT_OK(zeta_trainer_train_u8(trainers[kind], data_u, ROWS, B, 11, NULL, NULL));
+      if (method == 2) EXPECT_OK(zeta_trainer_log_z(trainers[kind], &log_z[kind], &sd[kind]));
+    }
+    reference = model_bytes(rbms[0], &size);
+    CHECK(same_model(rbms[1], reference, size));
+    CHECK(same_model(rbms[2], reference, size));
+    if (method == 2) CHECK(log_z[1] == log_z[0] && log_z[2] == log_z[0] && sd[1] == sd[0] && sd[2] == sd[0]);
+
+    data_f[3 * NV + 5] = 0.5f;
+    EXPECT_ERR(ZETA_ERR_ARGUMENT, "row 3, column 5 is 0.5", zeta_trainer_step_f32(trainers[1], data_f, B));
+    EXPECT_ERR(ZETA_ERR_ARGUMENT, "binary", zeta_trainer_train_f32(trainers[1], data_f, ROWS, B, 2, NULL, NULL));
+    data_f[3 * NV + 5] = NAN;
+    EXPECT_ERR(ZETA_ERR_ARGUMENT, "non-finite value (row 3, column 5)", zeta_trainer_step_f32(trainers[1], data_f, B));
+    data_f[3 * NV + 5] = (float)data[3 * NV + 5];
+    data_u[7] = 2;
+    EXPECT_ERR(ZETA_ERR_ARGUMENT, "row 0, column 7 is 2", zeta_trainer_step_u8(trainers[2], data_u, B));
+    EXPECT_ERR(ZETA_ERR_ARGUMENT, "binary", zeta_trainer_train_u8(trainers[2], data_u, ROWS, B, 2, NULL, NULL));
+    data_u[7] = (uint8_t)data[7];
+    EXPECT_ERR(ZETA_ERR_ARGUMENT, "batch", zeta_trainer_step_f32(trainers[1], NULL, B));
+    EXPECT_ERR(ZETA_ERR_ARGUMENT, "n_rows", zeta_trainer_step_u8(trainers[2], data_u, 0));
+    EXPECT_ERR(ZETA_ERR_ARGUMENT, "trainer", zeta_trainer_step_u8(NULL, data_u, B));
+    EXPECT_ERR(ZETA_ERR_ARGUMENT, "batch_size", zeta_trainer_train_u8(trainers[2], data_u, ROWS, 0, 2, NULL, NULL));
+    CHECK(same_model(rbms[1], reference, size));
+    CHECK(same_model(rbms[2], reference, size));
+    free(reference);
+    for (kind = 0; kind < 3; ++kind) {
+      zeta_trainer_free(trainers[kind]);
+      zeta_rbm_free(rbms[kind]);
+    }
+  }
+}
+
+/* With visible_probabilities, rows hold values in [0, 1] (grey levels scaled, as scikit-learn feeds them); 0/1 bytes
+ * and the likelihoods still take binary rows only. */
+static void test_trainer_visible_probabilities(void) {
+  enum { ROWS = 32, B = 8 };
+  double data[ROWS * NV], mean = 0, sd = 0;
+  float data_f[ROWS * NV];
+  uint8_t bytes[B * NV];
+  zeta_rbm *rbm = NULL, *twin = NULL;
+  zeta_options *opts = trainer_options(2);
+  zeta_trainer *trainer = NULL, *twin_trainer = NULL;
+  uint8_t *reference = NULL;
+  int64_t size = 0;
+  int i;
+  for (i = 0; i < ROWS * NV; ++i) {
+    data[i] = (double)((i * 37) % 17) / 16.0; /* 0, 1/16, ..., 1 */
+    data_f[i] = (float)data[i];
+  }
+  memset(bytes, 1, sizeof bytes);
+  rbm = make_model(NV, NH);
+  EXPECT_OK(zeta_trainer_new(rbm, opts, &trainer));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "binary", zeta_trainer_step(trainer, data, B)); /* off by default */
+  zeta_trainer_free(trainer);
+  EXPECT_OK(zeta_options_set(opts, "visible_probabilities", 1));
+  EXPECT_OK(zeta_trainer_new(rbm, opts, &trainer));
+  twin = make_model(NV, NH);
+  EXPECT_OK(zeta_trainer_new(twin, opts, &twin_trainer));
+  EXPECT_OK(zeta_trainer_train(trainer, data, ROWS, B, 20, NULL, NULL));
+  EXPECT_OK(zeta_trainer_train_f32(twin_trainer, data_f, ROWS, B, 20, NULL, NULL));
+  reference = model_bytes(rbm, &size);
+  CHECK(same_model(twin, reference, size)); /* every value k/16 is exact in float */
+  EXPECT_OK(zeta_trainer_log_z(trainer, &mean, &sd));
+  CHECK(isfinite(mean) && sd > 0);
+  data[9] = 1.5;
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "[0, 1]: row 0, column 9 is 1.5", zeta_trainer_step(trainer, data, B));
+  data[9] = -0.25;
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "[0, 1]", zeta_trainer_train(trainer, data, ROWS, B, 2, NULL, NULL));
+  data[9] = NAN;
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "non-finite value (row 0, column 9)", zeta_trainer_step(trainer, data, B));
+  data[9] = 0.5;
+  bytes[4] = 3;
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "binary", zeta_trainer_step_u8(trainer, bytes, B));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "binary", zeta_trainer_log_likelihood(trainer, data, B, &mean, &sd));
+  CHECK(same_model(rbm, reference, size));
+  free(reference);
+  zeta_trainer_free(trainer);
+  zeta_trainer_free(twin_trainer);
+  zeta_rbm_free(rbm);
+  zeta_rbm_free(twin);
+  zeta_options_free(opts);
+}
+
+/* One Gibbs step from a mean-field row v = (0.2, 1, 0.5) of a 3 x 2 model draws v' with probability
+ * sum_h p(h | v) p(v' | h): 40,000 chains against that distribution by enumeration, chi-square with 7 degrees of
+ * freedom below its 0.9999 quantile (29.9), so the test fails by chance once in 10,000 runs. */
+static void test_rbm_gibbs(void) {
+  enum { NVG = 3, NHG = 2, CHAINS = 40000 };
+  const double W[NVG * NHG] = {1.0, -0.5, 0.8, 1.2, -1.5, 0.3};
+  const double b[NVG] = {-0.2, 0.4, 0.1}, c[NHG] = {0.3, -0.6}, start[NVG] = {0.2, 1.0, 0.5};
+  double *v = malloc(sizeof(double) * CHAINS * NVG), *out = malloc(sizeof(double) * CHAINS * NVG);
+  double *again = malloc(sizeof(double) * CHAINS * NVG);
+  double expected[8] = {0}, chi2 = 0;
+  long counts[8] = {0};
+  zeta_rbm *rbm = NULL;
+  int i, h, x, j, k, binary = 1;
+  EXPECT_OK(zeta_rbm_new(NVG, NHG, 5, &rbm));
+  EXPECT_OK(zeta_rbm_set_params(rbm, W, b, c));
+  for (i = 0; i < CHAINS * NVG; ++i) v[i] = start[i % NVG];
+  for (h = 0; h < 4; ++h) {
+    double ph = 1;
+    for (j = 0; j < NHG; ++j) {
+      double a = c[j];
+      for (k = 0; k < NVG; ++k) a += start[k] * W[k * NHG + j];
+      ph *= ((h >> j) & 1) ? 1 / (1 + exp(-a)) : 1 / (1 + exp(a));
+    }
+    for (x = 0; x < 8; ++x) {
+      double px = 1;
+      for (k = 0; k < NVG; ++k) {
+        double a = b[k];
+        for (j = 0; j < NHG; ++j) a += ((h >> j) & 1) * W[k * NHG + j];
+        px *= ((x >> k) & 1) ? 1 / (1 + exp(-a)) : 1 / (1 + exp(a));
+      }
+      expected[x] += ph * px;
+    }
+  }
+  EXPECT_OK(zeta_rbm_gibbs(rbm, v, CHAINS, 1, out));
+  for (i = 0; i < CHAINS; ++i) {
+    int code = 0;
+    for (k = 0; k < NVG; ++k) {
+      binary &= out[i * NVG + k] == 0.0 || out[i * NVG + k] == 1.0;
+      code |= (out[i * NVG + k] == 1.0) << k;
+    }
+    ++counts[code];
+  }
+  CHECK(binary);
+  for (x = 0; x < 8; ++x) {
+    const double e = expected[x] * CHAINS;
+    chi2 += (counts[x] - e) * (counts[x] - e) / e;
+  }
+  if (!(chi2 < 29.9)) fprintf(stderr, "zeta_rbm_gibbs: chi-square %.2f over 7 degrees of freedom\n", chi2);
+  CHECK(chi2 < 29.9);
+  /* The handle's generator advances: a reseeded handle repeats the draws, an unreseeded one does not. */
+  EXPECT_OK(zeta_rbm_set_seed(rbm, 5));
+  EXPECT_OK(zeta_rbm_gibbs(rbm, v, CHAINS, 1, again));
+  CHECK(memcmp(out, again, sizeof(double) * CHAINS * NVG) == 0);
+  EXPECT_OK(zeta_rbm_gibbs(rbm, v, CHAINS, 3, again));
+  CHECK(memcmp(out, again, sizeof(double) * CHAINS * NVG) != 0);
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "rbm", zeta_rbm_gibbs(NULL, v, 4, 1, out));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "v", zeta_rbm_gibbs(rbm, NULL, 4, 1, out));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "out_v", zeta_rbm_gibbs(rbm, v, 4, 1, NULL));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "n_steps", zeta_rbm_gibbs(rbm, v, 4, 0, out));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "n_rows", zeta_rbm_gibbs(rbm, v, 0, 1, out));
+  v[4] = 1.25;
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "[0, 1]: row 1, column 1 is 1.25", zeta_rbm_gibbs(rbm, v, 4, 1, out));
+  zeta_rbm_free(rbm);
+  free(v);
+  free(out);
+  free(again);
+}
+
+/* The build's description and the calling thread's thread count. */
+static void test_build_info_and_threads(void) {
+  char prefix[64];
+  const char *info = zeta_build_info();
+  int32_t initial = 0, n = 0;
+  snprintf(prefix, sizeof prefix, "zeta %s\n", zeta_version());
+  CHECK(info != NULL && strncmp(info, prefix, strlen(prefix)) == 0);
+  CHECK(strstr(info, "\nproducts: ") != NULL && strstr(info, "\nSIMD: ") != NULL);
+  EXPECT_OK(zeta_get_num_threads(&initial));
+  CHECK(initial >= 1);
+  EXPECT_OK(zeta_set_num_threads(1));
+  EXPECT_OK(zeta_get_num_threads(&n));
+  CHECK(n == 1);
+  EXPECT_OK(zeta_set_num_threads(3));
+  EXPECT_OK(zeta_get_num_threads(&n));
+  CHECK(n == 3);
+  EXPECT_OK(zeta_set_num_threads(0));
+  EXPECT_OK(zeta_get_num_threads(&n));
+  CHECK(n == initial);
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "n must be 0", zeta_set_num_threads(-2));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "n", zeta_get_num_threads(NULL));
+}
+
 /* ---- cancellation of log Z ------------------------------------------------------------------------------- */
 
 static void test_log_z_cancellation(void) {
@@ -882,6 +1089,10 @@ int main(int argc, char **argv) {
   test_trainer_data_moves();
   test_trainer_tracking_health();
   test_trainer_cold_sweeps();
+  test_trainer_row_types();
+  test_trainer_visible_probabilities();
+  test_rbm_gibbs();
+  test_build_info_and_threads();
   test_log_z_cancellation();
   test_data();
   return TEST_SUMMARY("test_capi");

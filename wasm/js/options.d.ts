@@ -163,5 +163,11 @@ export interface OptionValues {
    * zeta_pruner_settling), at most this many; 0 = off (pruners; default 1000; int >= 0)
    */
   prune_settle_max_sweeps?: number;
+  /**
+   * 1: the rows of zeta_trainer_step / zeta_trainer_train (double or float) may hold any value in [0, 1], read as
+   * the probabilities that the visible units are on (mean-field data, as scikit-learn's BernoulliRBM reads grey
+   * levels); 0: they must be binary. Likelihoods still take binary rows only (trainer; default 0; 0,1)
+   */
+  visible_probabilities?: 0 | 1 | boolean;
   [key: string]: number | boolean | undefined;
 }

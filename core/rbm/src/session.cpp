@@ -18,25 +18,27 @@ RbmTrainingSession::RbmTrainingSession(Rbm& rbm, const TrainerConfig& config, co
 
 const SmlTrainer& RbmTrainingSession::trainer() const { return tracked_ ? tracked_->trainer() : *plain_; }
 
-bool RbmTrainingSession::init_if_untouched(const MatrixD& rows) {
+bool RbmTrainingSession::init_if_untouched(const RowsView& rows) {
   if (!init_from_data_ || trainer().steps() > 0) return false;
-  if (rows.rows() == 0 || rows.cols() != rbm_.n_visible() || !is_binary(rows)) return false;
-  init_from_data_ = false;  // decided once, at the first update
+  if (rows.rows() == 0 || rows.cols() != rbm_.n_visible()) return false;
   const auto zero = [](const auto& m) { return (m.array() == 0.0).all(); };
-  if (!zero(rbm_.W) || !zero(rbm_.b) || !zero(rbm_.c)) return false;
+  if (!zero(rbm_.W) || !zero(rbm_.b) || !zero(rbm_.c)) {
+    init_from_data_ = false;  // decided once, at the first update
+    return false;
+  }
+  const MatrixD values = rows.to_matrix();
+  if (!values.allFinite() || (values.array() < 0.0).any() || (values.array() > 1.0).any()) return false;
+  init_from_data_ = false;
   // A stream apart from the trainer's own, so that the trainer's draws are those of the same seed without it.
   Rng rng(seed_ ^ 0x9E3779B97F4A7C15ULL);
-  rbm_.init_from_data(rows, rng);
+  rbm_.init_from_data(values, rng);
   ++rbm_.revision;
   return true;
 }
 
-void RbmTrainingSession::step(const MatrixD& batch) { step_from(batch, batch); }
+void RbmTrainingSession::step(const RowsView& batch) { step_from(batch, batch); }
 
-void RbmTrainingSession::step_from(const MatrixD& batch, const MatrixD& init_rows) {
-  backup_W_ = rbm_.W;
-  backup_b_ = rbm_.b;
-  backup_c_ = rbm_.c;
+void RbmTrainingSession::step_from(const RowsView& batch, const RowsView& init_rows) {
   const bool initialised = init_if_untouched(init_rows);
   try {
     if (tracked_)
@@ -45,30 +47,43 @@ void RbmTrainingSession::step_from(const MatrixD& batch, const MatrixD& init_row
       plain_->step(batch);
   } catch (const Error& e) {
     if (e.code() == ErrorCode::kNumeric) {
-      rbm_.W = backup_W_;
-      rbm_.b = backup_b_;
-      rbm_.c = backup_c_;
+      // A diverged update changed nothing; one the tracker failed after is undone.
+      if (tracked_)
+        tracked_->undo_last_update();
+      else
+        plain_->undo_last_update();
+      if (initialised) {  // the model is back to zero: initialise it next time
+        rbm_.W.setZero();
+        rbm_.b.setZero();
+        rbm_.c.setZero();
+        init_from_data_ = true;
+      }
       ++rbm_.revision;
-      init_from_data_ = init_from_data_ || initialised;  // the model is back to zero: initialise it next time
     }
     throw;
   }
 }
 
-void RbmTrainingSession::train(const MatrixD& data, std::int64_t batch_size, std::int64_t n_updates,
+void RbmTrainingSession::train(const RowsView& data, std::int64_t batch_size, std::int64_t n_updates,
                                const ProgressCallback& progress) {
   require(data.rows() > 0, "training needs at least one row of data");
   require(batch_size > 0, "batch_size must be positive");
   require(n_updates > 0, "n_updates must be positive");
   const std::int64_t n_rows = data.rows();
-  MatrixD batch(batch_size, data.cols());
+  MatrixD wrapped;  // a batch that runs past the end of the data, gathered (the others are read in place)
   std::int64_t next = 0;
   for (std::int64_t u = 0; u < n_updates; ++u) {
-    for (std::int64_t r = 0; r < batch_size; ++r) {
-      batch.row(r) = data.row(next);
-      next = next + 1 == n_rows ? 0 : next + 1;
+    if (next + batch_size <= n_rows) {
+      step_from(data.middle_rows(next, batch_size), data);
+      next = next + batch_size == n_rows ? 0 : next + batch_size;
+    } else {
+      wrapped.resize(batch_size, data.cols());
+      for (std::int64_t r = 0; r < batch_size; ++r) {
+        data.copy_to(next, 1, wrapped.row(r).data());
+        next = next + 1 == n_rows ? 0 : next + 1;
+      }
+      step_from(wrapped, data);
     }
-    step_from(batch, data);
     if (!progress) continue;
     Progress p;
     p.stage = "training";

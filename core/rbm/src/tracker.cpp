@@ -440,7 +440,7 @@ TrackedTrainer::TrackedTrainer(Rbm& rbm, const TrainerConfig& config, const Trac
       tracker_config_(tracker_config),
       seen_revision_(rbm.revision) {}
 
-void TrackedTrainer::step(const MatrixD& batch) {
+void TrackedTrainer::step(const RowsView& batch) {
   // A model edited outside the trainer invalidates the history: restart from the known β = 0 end.
   const bool restarted = trainer_.rbm().revision != seen_revision_;
   if (restarted) tracker_ = fresh_tracker(trainer_, tracker_config_);

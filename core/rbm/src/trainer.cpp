@@ -49,7 +49,7 @@ bool low_rank_refresh_pays(const TrainerConfig& config, int n_visible, int n_hid
 class SmlTrainer::Engine {
  public:
   virtual ~Engine() = default;
-  virtual void step(const MatrixD& batch, double learning_rate, StepObservations* obs) = 0;
+  virtual void step(const RowsView& batch, double learning_rate, StepObservations* obs) = 0;
   virtual int n_temperatures() const = 0;
   virtual std::vector<double> betas() const = 0;
   virtual std::vector<double> swap_rates() const = 0;
@@ -76,7 +76,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     sampler_.init_chains(start, rng_);
   }
 
-  void step(const MatrixD& batch, double learning_rate, StepObservations* obs) override {
+  void step(const RowsView& batch, double learning_rate, StepObservations* obs) override {
     Rbm& rbm = owner_.rbm_;
     const TrainerConfig& cfg = owner_.config_;
     const bool persistent = cfg.method != NegativePhase::kCD;
@@ -88,7 +88,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     }
     data_.resize(batch.rows(), batch.cols());
     for_row_blocks(batch.rows(), batch.cols(), [&](Eigen::Index first, Eigen::Index count) {
-      data_.middleRows(first, count) = batch.middleRows(first, count).template cast<S>();
+      batch.copy_to(first, count, data_.data() + first * data_.cols());
     });
     const auto batch_rows = static_cast<S>(data_.rows());
 
@@ -202,12 +202,17 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
   }
 
  private:
-  // W ← W + Δ with Δ = μΔ + ε(∇ − λW), in double, and the sampler's copy refreshed in the same pass.
+  // W ← W + Δ with Δ = μΔ + ε(∇ − λW), in double, and the sampler's copy refreshed in the same pass. The new W is
+  // written to the trainer's second buffer, which then trades places with the model's: the old W stays there for
+  // SmlTrainer::undo_last_update, without a copy. A step that would make a parameter non-finite changes none.
   void apply_update(Rbm& rbm, double lr, const VectorD& grad_b, const VectorD& grad_c) {
     const TrainerConfig& cfg = owner_.config_;
     const Eigen::Index n = rbm.W.size();
+    MatrixD& next_W = owner_.previous_W_;
+    next_W.resize(rbm.W.rows(), rbm.W.cols());
     // Distinct arrays: restrict lets the compiler vectorise the loops without runtime overlap checks.
-    double* __restrict W = rbm.W.data();
+    const double* __restrict W = rbm.W.data();
+    double* __restrict next = next_W.data();
     S* __restrict mirror = params_.W.data();
     const S* __restrict g = gradient_W_.data();
     const double mu = cfg.momentum;
@@ -222,7 +227,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
 #pragma omp parallel for schedule(static) reduction(max : max_exponent) if (parallel)
       for (Eigen::Index i = 0; i < n; ++i) {
         const double w = W[i] + lr * (static_cast<double>(g[i]) - decay * W[i]);
-        W[i] = w;
+        next[i] = w;
         mirror[i] = static_cast<S>(w);
         std::uint64_t bits;
         std::memcpy(&bits, &w, sizeof bits);
@@ -234,7 +239,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       for (Eigen::Index i = 0; i < n; ++i) {
         inc[i] = mu * inc[i] + lr * (static_cast<double>(g[i]) - decay * W[i]);
         const double w = W[i] + inc[i];
-        W[i] = w;
+        next[i] = w;
         mirror[i] = static_cast<S>(w);
         std::uint64_t bits;
         std::memcpy(&bits, &w, sizeof bits);
@@ -243,22 +248,26 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     }
     owner_.inc_b_ = mu * owner_.inc_b_ + lr * grad_b;
     owner_.inc_c_ = mu * owner_.inc_c_ + lr * grad_c;
-    rbm.b += owner_.inc_b_;
-    rbm.c += owner_.inc_c_;
-    params_.b = rbm.b.cast<S>();
-    params_.c = rbm.c.cast<S>();
-    params_.b_exact = rbm.b;
-    ++rbm.revision;
-    synced_revision_ = rbm.revision;
-    const bool weights_finite = max_exponent != kExponent;
-    if (!weights_finite || !rbm.b.allFinite() || !rbm.c.allFinite()) {
+    const VectorD next_b = rbm.b + owner_.inc_b_, next_c = rbm.c + owner_.inc_c_;
+    if (max_exponent == kExponent || !next_b.allFinite() || !next_c.allFinite()) {
       // The increments of a diverged step are not finite either; momentum restarts from rest, so that training can
-      // go on from a restored model (the caller restores W, b and c: RbmTrainingSession).
+      // go on from the model as it was. The sampler's copy of W is stale: the caller marks the model changed.
       owner_.inc_W_.setZero();
       owner_.inc_b_.setZero();
       owner_.inc_c_.setZero();
       throw Error(ErrorCode::kNumeric, "training diverged: a parameter became non-finite (lower the learning rate)");
     }
+    rbm.W.swap(next_W);
+    owner_.previous_b_ = rbm.b;
+    owner_.previous_c_ = rbm.c;
+    owner_.update_undoable_ = true;
+    rbm.b = next_b;
+    rbm.c = next_c;
+    params_.b = rbm.b.cast<S>();
+    params_.c = rbm.c.cast<S>();
+    params_.b_exact = rbm.b;
+    ++rbm.revision;
+    synced_revision_ = rbm.revision;
   }
 
   void record_update(StepObservations& obs, const Rbm& rbm, double learning_rate) const {
@@ -393,7 +402,7 @@ double SmlTrainer::learning_rate_at(std::int64_t t) const {
   return std::min(config_.lr_decay * config_.learning_rate / static_cast<double>(t + 1), config_.learning_rate);
 }
 
-void SmlTrainer::step(const MatrixD& batch) {
+void SmlTrainer::step(const RowsView& batch) {
   require(batch.rows() > 0, "a training batch needs at least one row");
   require(batch.cols() == rbm_.n_visible(), "batch has " + std::to_string(batch.cols()) + " columns, the model has " +
                                                 std::to_string(rbm_.n_visible()) + " visible units");
@@ -406,8 +415,18 @@ void SmlTrainer::step(const MatrixD& batch) {
     observations_.learning_rate = lr;
     obs = &observations_;
   }
+  update_undoable_ = false;
   engine_->step(batch, lr, obs);
   ++steps_;
+}
+
+void SmlTrainer::undo_last_update() {
+  if (!update_undoable_) return;
+  rbm_.W.swap(previous_W_);
+  rbm_.b = previous_b_;
+  rbm_.c = previous_c_;
+  ++rbm_.revision;
+  update_undoable_ = false;
 }
 
 int SmlTrainer::n_temperatures() const { return engine_->n_temperatures(); }

@@ -139,12 +139,12 @@ bool is_binary(const Eigen::DenseBase<Derived>& m) {
   using S = typename Derived::Scalar;
   const Derived& d = m.derived();
   for (Eigen::Index outer = 0; outer < d.outerSize(); ++outer) {
-    bool bad = false;
+    unsigned bad = 0;  // a bool accumulator keeps GCC 12's loop scalar
     for (Eigen::Index inner = 0; inner < d.innerSize(); ++inner) {
       const S v = Derived::IsRowMajor ? d.coeff(outer, inner) : d.coeff(inner, outer);
-      bad |= (v != S(0)) & (v != S(1));
+      bad |= static_cast<unsigned>((v != S(0)) & (v != S(1)));
     }
-    if (bad) return false;
+    if (bad != 0) return false;
   }
   return true;
 }

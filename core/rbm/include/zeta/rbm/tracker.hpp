@@ -175,7 +175,10 @@ class TrackedTrainer {
  public:
   // config.method must be kPT; record_observations is forced on. rbm is borrowed and must outlive this.
   TrackedTrainer(Rbm& rbm, const TrainerConfig& config, const TrackerConfig& tracker_config = {});
-  void step(const MatrixD& batch);
+  void step(const RowsView& batch);
+  void step(const MatrixD& batch) { step(RowsView(batch)); }
+  // SmlTrainer::undo_last_update of the trainer inside.
+  void undo_last_update() { trainer_.undo_last_update(); }
 
   double log_z() const { return tracker_.mean(0); }
   double log_z_std_dev() const { return tracker_.std_dev(0); }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "zeta/base/rows_view.hpp"
 #include "zeta/rbm/tempering.hpp"
 
 namespace zeta {
@@ -44,6 +45,10 @@ struct TrainerConfig {
   // rows of the first train() call or step() batch. Every hidden unit of the all-zero model gets the same
   // gradient; on the robustness grid starting there tracked log Z far worse (docs/tracking.md).
   bool init_from_data = true;
+  // Read by the front ends' argument checks (the C API): the training rows may hold any value in [0, 1], read as
+  // the visible units' probabilities (scikit-learn's BernoulliRBM reads grey levels so); otherwise they must be
+  // binary. The trainer itself takes either (step()).
+  bool visible_probabilities = false;
   std::uint64_t seed = 0;
 };
 
@@ -83,8 +88,15 @@ class SmlTrainer {
   SmlTrainer(const SmlTrainer&) = delete;
   SmlTrainer& operator=(const SmlTrainer&) = delete;
 
-  // One parameter update from a mini-batch of binary rows.
-  void step(const MatrixD& batch);
+  // One parameter update from a mini-batch of rows: binary, or values in [0, 1] read as the visible units'
+  // probabilities (mean-field data; the products then run as dense GEMMs). An update that would make a parameter
+  // non-finite throws Error(kNumeric) and leaves W, b and c as they were (the chains have moved on).
+  void step(const RowsView& batch);
+  void step(const MatrixD& batch) { step(RowsView(batch)); }
+  // Restores W, b and c to what they were before the last step's update (the model then counts as changed outside
+  // the trainer); a no-op when the last step made none. For a caller whose own work after the step failed
+  // (RbmTrainingSession: the log Z tracker). O(n_v + n_h): the trainer keeps the old W in its second buffer.
+  void undo_last_update();
 
   const TrainerConfig& config() const { return config_; }
   std::int64_t steps() const { return steps_; }
@@ -126,6 +138,10 @@ class SmlTrainer {
   StepObservations observations_;
   MatrixD inc_W_;
   VectorD inc_b_, inc_c_;
+  // The parameters before the last update (W: the buffer the next update is written to), and whether they are.
+  MatrixD previous_W_;
+  VectorD previous_b_, previous_c_;
+  bool update_undoable_ = false;
 };
 
 }  // namespace zeta
