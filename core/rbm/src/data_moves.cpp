@@ -14,24 +14,59 @@ DataMoves<S>::DataMoves(int n_hidden, int rungs, int capacity, int n_temperature
   require(rungs >= 0 && rungs <= n_temperatures, "data_move_rungs must lie in [0, number of temperatures]");
   require(rungs == 0 || capacity >= 1, "data_pool_rows must be at least 1");
   if (rungs > 0) {
-    pool_a_.resize(capacity, n_hidden);
+    pool_a_t_.resize(n_hidden, capacity);
+    pool_p_.resize(capacity, n_hidden);
     pool_softplus_.resize(capacity);
+    pool_softplus_s_.resize(capacity);
   }
   accepted_.assign(static_cast<std::size_t>(rungs), 0);
   proposed_.assign(static_cast<std::size_t>(rungs), 0);
 }
 
 template <class S>
-void DataMoves<S>::add_rows(const Mat<S>& hidden_preactivations) {
+void DataMoves<S>::add_rows(const Mat<S>& hidden_preactivations, const Mat<S>& hidden_probabilities) {
   if (rungs() == 0) return;
-  require(hidden_preactivations.cols() == pool_a_.cols(), "proposal rows have the wrong width");
-  const Eigen::Index capacity = pool_a_.rows();
+  require(hidden_preactivations.cols() == pool_p_.cols() && hidden_probabilities.cols() == pool_p_.cols() &&
+              hidden_probabilities.rows() == hidden_preactivations.rows(),
+          "proposal rows have the wrong shape");
+  const Eigen::Index capacity = pool_p_.rows();
   for (Eigen::Index r = 0; r < hidden_preactivations.rows(); ++r) {
-    pool_a_.row(next_) = hidden_preactivations.row(r);
-    softplus_row_sums(pool_a_, next_, 1, pool_softplus_.data() + next_);
+    pool_a_t_.col(next_) = hidden_preactivations.row(r).transpose();
+    pool_p_.row(next_) = hidden_probabilities.row(r);
+    softplus_row_sums(hidden_preactivations, r, 1, pool_softplus_.data() + next_);
+    pool_softplus_s_[next_] = static_cast<S>(pool_softplus_[next_]);
     next_ = (next_ + 1) % capacity;
     size_ = std::min(size_ + 1, capacity);
   }
+}
+
+// log g(h) = log mean_d exp(s_d), s_d = a_dᵀh − Σ_j softplus(a_dj), as m + log Σ_d exp(s_d − m) with m = max_d s_d:
+// every exponent is ≤ 0 and the largest term is 1, so the exponentials run in S. In float the error of s_d is a few
+// units in the last place of |a_dᵀh| + Σ_j softplus(a_dj) (about 1e-5 nats at 784 × 500), far below the noise of a
+// Metropolis-Hastings ratio; test_data_moves checks it against a double-precision evaluation.
+template <class S>
+void DataMoves<S>::log_density_of_scored(Eigen::Index rows, double* out) {
+  const Eigen::Index pool = size_;
+  const double log_pool = std::log(static_cast<double>(pool));
+  for_row_blocks(rows, pool, [&](Eigen::Index first, Eigen::Index count) {
+    thread_local Eigen::Array<S, Eigen::Dynamic, 1> terms;
+    terms.resize(pool);
+    for (Eigen::Index r = first; r < first + count; ++r) {
+      terms = scores_.row(r).head(pool).transpose().array() - pool_softplus_s_.head(pool).array();
+      const S top = terms.maxCoeff();
+      terms = (terms - top).exp();  // in place on a plain array, so Eigen's vectorised exp applies
+      out[r] = static_cast<double>(top) + std::log(static_cast<double>(terms.sum())) - log_pool;
+    }
+  });
+}
+
+template <class S>
+void DataMoves<S>::log_proposal_density(const Mat<S>& h, double* out) {
+  require(size_ > 0, "the data moves' pool is empty");
+  require(h.cols() == pool_p_.cols(), "hidden states have the wrong width");
+  scores_.resize(h.rows(), size_);
+  multiply_binary<S>(h, Transpose::kNo, pool_a_t_.leftCols(size_), Transpose::kNo, scores_);
+  log_density_of_scored(h.rows(), out);
 }
 
 // Target: the rung's hidden marginal
@@ -42,38 +77,35 @@ void DataMoves<S>::add_rows(const Mat<S>& hidden_preactivations) {
 template <class S>
 void DataMoves<S>::move(int rung, double beta, double visible_beta, const ParamMirror<S>& p, Eigen::Index first,
                         Eigen::Index n, Mat<S>& h, Mat<S>& inputs, Rng& rng) {
-  proposal_h_.resize(n, pool_a_.cols());
+  // Rows [0, n) of states_: the chains' states; rows [n, 2n): the proposals. Both are scored against the pool in
+  // one product of 0/1 rows (the pool's group tables are built once for all of them).
+  const Eigen::Index n_hidden = pool_p_.cols();
+  states_.resize(2 * n, n_hidden);
+  states_.topRows(n) = h.middleRows(first, n);
   for (Eigen::Index r = 0; r < n; ++r)
-    proposal_h_.row(
-        r) = pool_a_.row(static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(size_)))).array().logistic();
-  sample_bernoulli_block(proposal_h_.data(), proposal_h_.size(), rng);
+    states_.row(n + r) = pool_p_.row(static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(size_))));
+  sample_bernoulli_block(states_.data() + n * n_hidden, n * n_hidden, rng);
+  const auto proposals = states_.bottomRows(n);
   proposal_inputs_.resize(n, p.W.rows());
-  multiply_binary<S>(proposal_h_, Transpose::kNo, p.W, Transpose::kYes, proposal_inputs_);
+  multiply_binary<S>(proposals, Transpose::kNo, p.W, Transpose::kYes, proposal_inputs_);
   proposal_inputs_ *= static_cast<S>(beta);
   proposal_inputs_.rowwise() += (static_cast<S>(visible_beta) * p.b).transpose();
 
-  // log g of the current and the proposed states: log-mean-exp over the pool of a_dᵀh − Σ_j softplus(a_dj).
-  const auto pool = pool_a_.topRows(size_);
-  pool_scores_.resize(2 * n, size_);
-  multiply<S>(h.middleRows(first, n), pool, Transpose::kYes, pool_scores_.topRows(n));
-  multiply<S>(proposal_h_, pool, Transpose::kYes, pool_scores_.bottomRows(n));
-  thread_local Eigen::ArrayXXd log_terms;  // (2n) × pool: log of each pool row's density at each state
-  log_terms = pool_scores_.template cast<double>().array().rowwise() - pool_softplus_.head(size_).transpose().array();
-  const Eigen::ArrayXd top = log_terms.rowwise().maxCoeff();
-  log_terms.colwise() -= top;
-  log_terms = log_terms.exp();  // in place on a plain array, so Eigen's vectorised exp applies
-  const Eigen::ArrayXd log_g = top + log_terms.rowwise().sum().log() - std::log(static_cast<double>(size_));
+  scores_.resize(2 * n, size_);
+  multiply_binary<S>(states_, Transpose::kNo, pool_a_t_.leftCols(size_), Transpose::kNo, scores_);
+  log_g_.resize(2 * n);
+  log_density_of_scored(2 * n, log_g_.data());
   Eigen::ArrayXd current_softplus(n), proposed_softplus(n);
   softplus_row_sums(inputs, first, n, current_softplus.data());
   softplus_row_sums(proposal_inputs_, 0, n, proposed_softplus.data());
   const Vec<S> beta_c = static_cast<S>(beta) * p.c;
   auto& accepted = accepted_[static_cast<std::size_t>(rung)];
   for (Eigen::Index r = 0; r < n; ++r) {
-    const double current = static_cast<double>(h.row(first + r).dot(beta_c)) + current_softplus[r] - log_g[r];
-    const double proposed = static_cast<double>(proposal_h_.row(r).dot(beta_c)) + proposed_softplus[r] - log_g[n + r];
+    const double current = static_cast<double>(h.row(first + r).dot(beta_c)) + current_softplus[r] - log_g_[r];
+    const double proposed = static_cast<double>(proposals.row(r).dot(beta_c)) + proposed_softplus[r] - log_g_[n + r];
     const double log_ratio = proposed - current;
     if (log_ratio >= 0.0 || std::log(rng.uniform()) < log_ratio) {
-      h.row(first + r) = proposal_h_.row(r);
+      h.row(first + r) = proposals.row(r);
       inputs.row(first + r) = proposal_inputs_.row(r);
       ++accepted;
     }

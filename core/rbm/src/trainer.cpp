@@ -98,12 +98,14 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       sampler_.refresh(params_);
       positive_ = sampler_.block_preactivations(0).array().logistic().matrix();
     } else {
-      positive_.resize(data_.rows(), params_.W.cols());
+      // The data moves' pool takes both the pre-activations and their logistic, which the phase needs anyway.
+      Mat<S>& preactivations = sampler_.moves_data() ? positive_preactivations_ : positive_;
+      preactivations.resize(data_.rows(), params_.W.cols());
       RowAffine<S> bias;
       bias.offsets = params_.c.data();
-      multiply_binary_affine<S>(data_, Transpose::kNo, params_.W, Transpose::kNo, positive_, bias);
-      sampler_.add_proposal_rows(positive_);
-      logistic_rows(positive_, positive_);
+      multiply_binary_affine<S>(data_, Transpose::kNo, params_.W, Transpose::kNo, preactivations, bias);
+      logistic_rows(preactivations, positive_);
+      if (sampler_.moves_data()) sampler_.add_proposal_rows(preactivations, positive_);
     }
 
     sampler_.sweep(params_, cfg.gibbs_steps, rng_);
@@ -347,7 +349,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
   TemperedSampler<S> sampler_;
   Rng rng_;
   std::uint64_t synced_revision_ = 0;
-  Mat<S> data_, positive_, negative_, gradient_W_;
+  Mat<S> data_, positive_, positive_preactivations_, negative_, gradient_W_;
   Mat<S> step_rows_, step_stats_;  // the gradient's factors, also those of refresh_low_rank
   Vec<S> c_before_;
   VectorD own_before_;

@@ -25,10 +25,18 @@ class DataMoves {
   // Rows in the pool so far (at most its capacity).
   Eigen::Index pool_rows() const { return size_; }
 
-  // Adds training rows by their hidden pre-activations c + Wᵀx (under whatever parameters were current: the
-  // proposal only has to be the distribution it is evaluated as), replacing the oldest once the pool is full.
-  // A no-op without moves.
-  void add_rows(const Mat<S>& hidden_preactivations);
+  // Adds training rows by their hidden pre-activations a = c + Wᵀx and p(h = 1 | x) = σ(a) (under whatever
+  // parameters were current: the proposal only has to be the distribution it is evaluated as), replacing the
+  // oldest once the pool is full. A no-op without moves.
+  void add_rows(const Mat<S>& hidden_preactivations, const Mat<S>& hidden_probabilities);
+  // The same, computing σ(a) itself.
+  void add_rows(const Mat<S>& hidden_preactivations) {
+    add_rows(hidden_preactivations, Mat<S>(hidden_preactivations.array().logistic().matrix()));
+  }
+
+  // log g(h) for each of the rows of h (0/1 hidden states): the log of the proposal's density, a log-mean-exp
+  // over the pool of a_dᵀh − Σ_j softplus(a_dj), in S with the largest term shifted out. Needs a non-empty pool.
+  void log_proposal_density(const Mat<S>& h, double* out);
 
   // One move for each of the n chains in rows [first, first + n) of rung `rung` (at β, with the visible bias at
   // visible_beta), between h ~ p(h | v) and v ~ p(v | h) of a Gibbs sweep: h holds the chains' hidden states and
@@ -44,12 +52,22 @@ class DataMoves {
   void keep_coldest_rungs(int rungs);
 
  private:
-  Mat<S> pool_a_;          // rows' hidden pre-activations (a ring buffer)
-  VectorD pool_softplus_;  // Σ_j softplus of each row: −log p(h = 0 | x_d)
+  // log g of rows [0, rows) of states_ into out, from the scores of those rows in scores_.
+  void log_density_of_scored(Eigen::Index rows, double* out);
+
+  // The rows' hidden pre-activations, one column per row (a ring buffer): the pool's scores h·a_d for all d are then
+  // a product of 0/1 rows with a row-major operand, which needs no transposition.
+  Mat<S> pool_a_t_;
+  Mat<S> pool_p_;           // σ of them, one row per row: the proposal's factors
+  VectorD pool_softplus_;   // Σ_j softplus of each row: −log p(h = 0 | x_d)
+  Vec<S> pool_softplus_s_;  // the same in S, for the scores' log-mean-exp
   Eigen::Index size_ = 0;
   Eigen::Index next_ = 0;
-  Mat<S> proposal_h_, proposal_inputs_, pool_scores_;  // scratch
-  std::vector<std::int64_t> accepted_, proposed_;      // per rung
+  // Scratch: the current states over the proposed ones (the scores of both come from one product), the proposals'
+  // visible inputs, the scores against the pool, and the log densities.
+  Mat<S> states_, proposal_inputs_, scores_;
+  Eigen::ArrayXd log_g_;
+  std::vector<std::int64_t> accepted_, proposed_;  // per rung
 };
 
 }  // namespace zeta

@@ -80,7 +80,11 @@ class TemperedSampler {
   // Adds training rows to the data-move pool by their hidden pre-activations c + Wᵀx (under whatever parameters
   // were current: the proposal only has to be the distribution it is evaluated as). Oldest rows are replaced
   // once the pool is full; a no-op when data_move_rungs is 0.
+  void add_proposal_rows(const Mat<S>& hidden_preactivations, const Mat<S>& hidden_probabilities) {
+    data_moves_.add_rows(hidden_preactivations, hidden_probabilities);
+  }
   void add_proposal_rows(const Mat<S>& hidden_preactivations) { data_moves_.add_rows(hidden_preactivations); }
+  bool moves_data() const { return data_moves_.rungs() > 0; }
   // Acceptance rate of the data moves at each of the data_move_rungs coldest rungs, since construction.
   std::vector<double> data_move_rates() const { return data_moves_.acceptance_rates(); }
 
