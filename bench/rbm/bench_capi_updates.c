@@ -3,7 +3,7 @@
  * zeta_trainer_step on consecutive mini-batches of the embedded Fashion-MNIST rows, handed over as a row buffer per
  * step (double, float or 0/1 bytes). Prints one JSON object: the updates per second of every repeat.
  *
- *   capi_updates [--config pcd1|pt10x10|pt10x100] [--no-data-moves] [--rows f64|f32|u8] [--hidden 500]
+ *   bench_capi_updates [--config pcd1|pt10x10|pt10x100] [--no-data-moves] [--rows f64|f32|u8] [--hidden 500]
  *                [--batch 100] [--threads N] [--repeats 3] [--min-time 1.0] [--warmup 20] [--seed 1]
  *
  * pcd1: method 1 (PCD-1), 100 chains. ptMxN: method 2 (SML-PT with the log Z tracker), M temperatures, N chains
@@ -25,15 +25,15 @@ static double now_seconds(void) {
 
 static void check(zeta_status status, const char *what) {
   if (status != ZETA_OK) {
-    fprintf(stderr, "capi_updates: %s failed: %s (%s)\n", what, zeta_last_error(), zeta_status_name(status));
+    fprintf(stderr, "bench_capi_updates: %s failed: %s (%s)\n", what, zeta_last_error(), zeta_status_name(status));
     exit(1);
   }
 }
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: capi_updates [--config pcd1|pt10x10|pt10x100] [--no-data-moves] [--rows f64|f32|u8]\n"
-          "                    [--hidden N] [--batch B] [--threads T] [--repeats R] [--min-time S] [--warmup W]\n"
+          "usage: bench_capi_updates [--config pcd1|pt10x10|pt10x100] [--no-data-moves] [--rows f64|f32|u8]\n"
+          "                          [--hidden N] [--batch B] [--threads T] [--repeats R] [--min-time S] [--warmup W]\n"
           "                    [--seed S]\n");
   exit(2);
 }
@@ -80,7 +80,13 @@ int main(int argc, char **argv) {
     if (sscanf(config, "pt%dx%d", &temperatures, &chains) != 2 || temperatures < 2 || chains < 1) usage();
     method = 2;
   }
-  if (strcmp(rows, "f64") != 0 && strcmp(rows, "f32") != 0 && strcmp(rows, "u8") != 0) usage();
+  enum { ROWS_F64, ROWS_F32, ROWS_U8 } row_type = ROWS_F64;
+  if (strcmp(rows, "f32") == 0)
+    row_type = ROWS_F32;
+  else if (strcmp(rows, "u8") == 0)
+    row_type = ROWS_U8;
+  else if (strcmp(rows, "f64") != 0)
+    usage();
   if (threads > 0) check(zeta_set_num_threads(threads), "zeta_set_num_threads");
 
   int64_t n_rows = 0;
@@ -111,16 +117,13 @@ int main(int argc, char **argv) {
 
   const int64_t n_batches = n_rows / batch;
   int64_t next = 0;
-#define STEP()                                                                               \
-  do {                                                                                       \
-    const int64_t offset = next * batch * n_cols;                                            \
-    if (rows[1] == '6')                                                                      \
-      check(zeta_trainer_step(trainer, data + offset, batch), "zeta_trainer_step");          \
-    else if (rows[1] == '3')                                                                 \
-      check(zeta_trainer_step_f32(trainer, data_f32 + offset, batch), "step_f32");           \
-    else                                                                                     \
-      check(zeta_trainer_step_u8(trainer, data_u8 + offset, batch), "zeta_trainer_step_u8"); \
-    next = next + 1 == n_batches ? 0 : next + 1;                                             \
+#define STEP()                                                                                              \
+  do {                                                                                                      \
+    const int64_t offset = next * batch * n_cols;                                                           \
+    if (row_type == ROWS_F64) check(zeta_trainer_step(trainer, data + offset, batch), "zeta_trainer_step"); \
+    if (row_type == ROWS_F32) check(zeta_trainer_step_f32(trainer, data_f32 + offset, batch), "step_f32");  \
+    if (row_type == ROWS_U8) check(zeta_trainer_step_u8(trainer, data_u8 + offset, batch), "step_u8");      \
+    next = next + 1 == n_batches ? 0 : next + 1;                                                            \
   } while (0)
   for (int i = 0; i < warmup; ++i) STEP();
   printf("{\"config\": \"%s\", \"data_moves\": %d, \"rows\": \"%s\", \"threads\": %d, \"rates\": [", config, data_moves,
