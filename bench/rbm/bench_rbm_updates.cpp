@@ -7,6 +7,10 @@
 //
 //   bench_rbm_updates [--threads N] [--repeats R] [--min-time SECONDS] [--hidden 500] [--batch 100]
 //                     [--configs pcd1,pt10x10,pt10x100] [--seed 1] [--dump-data FILE]
+//                     [--data-moves 0] [--tracked] [--skip-bound]
+//
+// By default the trainer runs the peers' algorithm (no data moves, no log Z tracker); --data-moves 1 --tracked is
+// the update the C API's default trainer makes (bench_capi_updates times that through zeta_trainer_step).
 //
 // --dump-data writes the training rows (3000 × 784 bytes, 0/1) to FILE and exits, so that the Python peers
 // train on exactly the same data.
@@ -18,6 +22,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -33,6 +38,7 @@
 #include "zeta/base/error.hpp"
 #include "zeta/base/gemm.hpp"
 #include "zeta/rbm/model.hpp"
+#include "zeta/rbm/tracker.hpp"
 #include "zeta/rbm/trainer.hpp"
 
 namespace {
@@ -365,6 +371,8 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 1;
   std::string configs = "pcd1,pt10x10,pt10x100";
   std::string dump_path;
+  int data_moves = 0;
+  bool tracked = false, skip_bound = false;
   CLI::App app(
       "bench_rbm_updates: SmlTrainer updates per second against the GEMM-bound time (see the source's "
       "header)");
@@ -377,6 +385,10 @@ int main(int argc, char** argv) {
   app.add_option("--configs", configs, "comma-separated: pcd1, pt10x10, pt10x100")->capture_default_str();
   app.add_option("--seed", seed, "seed")->capture_default_str();
   app.add_option("--dump-data", dump_path, "write the training rows (bytes 0/1) to this file and exit");
+  app.add_option("--data-moves", data_moves, "data_move_rungs: 0 the peers' algorithm, 1 zeta's default")
+      ->capture_default_str();
+  app.add_flag("--tracked", tracked, "PT: train with the log Z tracker (TrackedTrainer), as the C API's method 2 does");
+  app.add_flag("--skip-bound", skip_bound, "time the updates only (no GEMM bound, no parallel capacity)");
   CLI11_PARSE(app, argc, argv);
 #ifdef _OPENMP
   omp_set_num_threads(threads);
@@ -412,7 +424,7 @@ int main(int argc, char** argv) {
       c.description = "PCD-1, 100 persistent chains";
       c.trainer.method = zeta::NegativePhase::kPCD;
       c.trainer.chains_per_temperature = 100;
-      c.trainer.data_move_rungs = 0;  // the peers' algorithm: plain PCD-1 (data moves add 20-36%)
+      c.trainer.data_move_rungs = data_moves;  // 0: the peers' algorithm, plain PCD-1
       c.rows = c.model_rows = 100;
       all.push_back(c);
     }
@@ -423,7 +435,7 @@ int main(int argc, char** argv) {
       c.trainer.method = zeta::NegativePhase::kPT;
       c.trainer.n_temperatures = 10;
       c.trainer.chains_per_temperature = n;
-      c.trainer.data_move_rungs = 0;  // the peers' algorithm: plain SML-PT
+      c.trainer.data_move_rungs = data_moves;  // 0: the peers' algorithm, plain SML-PT
       c.rows = 10 * n;
       c.model_rows = n;
       all.push_back(c);
@@ -450,16 +462,33 @@ int main(int argc, char** argv) {
       zeta::Rng rng(seed);
       zeta::Rbm rbm(n_visible, n_hidden);
       rbm.init_from_data(train.x, rng, 0.01);
-      zeta::SmlTrainer trainer(rbm, c.trainer);
+      const bool track = tracked && c.trainer.method == zeta::NegativePhase::kPT;
+      std::unique_ptr<zeta::SmlTrainer> plain;
+      std::unique_ptr<zeta::TrackedTrainer> with_tracker;
+      if (track)
+        with_tracker = std::make_unique<zeta::TrackedTrainer>(rbm, c.trainer);
+      else
+        plain = std::make_unique<zeta::SmlTrainer>(rbm, c.trainer);
       std::size_t next_batch = 0;
       const auto update = [&] {
-        trainer.step(batches[next_batch]);
+        if (track)
+          with_tracker->step(batches[next_batch]);
+        else
+          plain->step(batches[next_batch]);
         next_batch = (next_batch + 1) % batches.size();
       };
       for (int i = 0; i < 20; ++i) update();  // warm-up: allocations, caches, thread pool
       const std::vector<double> ups = rates(update, 1.0, repeats, min_time);
       const double ups_median = median(ups);
 
+      if (skip_bound) {
+        out << (first_config ? "" : ",") << "\n    {\"name\": \"" << c.name << "\", \"description\": \""
+            << c.description << "\", \"data_move_rungs\": " << data_moves << ", \"tracked\": " << track
+            << ", \"updates_per_s\": " << ups_median << ", \"updates_per_s_all\": " << json_array(ups) << "}";
+        first_config = false;
+        std::fprintf(stderr, "%s: %.1f updates/s\n", c.name.c_str(), ups_median);
+        continue;
+      }
       double gemm_flops = 0.0, gemm_seconds = 0.0;
       std::ostringstream shapes;
       bool first_shape = true;
@@ -492,9 +521,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s: %.1f updates/s (GEMM bound %.1f, %.0f%%)\n", c.name.c_str(), ups_median, bound_ups,
                    100.0 * ups_median / bound_ups);
     }
-    const double capacity = parallel_capacity(threads, repeats, min_time / 4);
-    out << "\n  ],\n  \"parallel_capacity\": " << capacity << "\n}\n";
-    if (threads > 1) std::fprintf(stderr, "parallel capacity: %.2f one-thread products at once\n", capacity);
+    if (skip_bound) {
+      out << "\n  ]\n}\n";
+    } else {
+      const double capacity = parallel_capacity(threads, repeats, min_time / 4);
+      out << "\n  ],\n  \"parallel_capacity\": " << capacity << "\n}\n";
+      if (threads > 1) std::fprintf(stderr, "parallel capacity: %.2f one-thread products at once\n", capacity);
+    }
     std::fputs(out.str().c_str(), stdout);
   } catch (const zeta::Error& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

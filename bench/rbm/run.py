@@ -41,6 +41,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 N_VISIBLE, N_HIDDEN, BATCH, LR = 784, 500, 100, 1e-3
 PT_TEMPERATURES = 10
+# Through the C API: (rows handed over, data moves on) — the defaults with double and with 0/1-byte rows, and the
+# peers' algorithm (moves off) with double rows.
+CAPI_VARIANTS = [("f64", True), ("u8", True), ("f64", False)]
 CONFIGS = {  # name: (temperatures, chains per temperature)
     "pcd1": (1, 100),
     "pt10x10": (PT_TEMPERATURES, 10),
@@ -246,9 +249,11 @@ def main():
         return
 
     bench = os.path.join(args.build, "bench", "bench_rbm_updates")
-    if not os.path.exists(bench):
-        sys.exit(f"{bench} not found: cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release && "
-                 "cmake --build build-bench --target bench_rbm_updates")
+    capi_bench = os.path.join(args.build, "bench", "bench_capi_updates")
+    for path in (bench, capi_bench):
+        if not os.path.exists(path):
+            sys.exit(f"{path} not found: cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release && "
+                     "cmake --build build-bench --target bench_rbm_updates bench_capi_updates")
     args.data = os.path.join(args.build, "bench", "rbm_train_rows.u8")
     subprocess.run([bench, "--dump-data", args.data], check=True, capture_output=True)
     openblas = args.openblas_dir
@@ -268,6 +273,20 @@ def main():
             out = subprocess.run([bench, "--threads", str(threads), "--repeats", "1", "--min-time", str(args.min_time),
                                   "--configs", ",".join(configs)], check=True, capture_output=True, text=True)
             res["zeta"].append(json.loads(out.stdout))
+            # The default trainer (data moves on; PT with its log Z tracker), in the core and through the C API as a
+            # user's loop drives it: a row buffer per zeta_trainer_step, as doubles and as 0/1 bytes.
+            out = subprocess.run([bench, "--threads", str(threads), "--repeats", "1", "--min-time", str(args.min_time),
+                                  "--configs", ",".join(configs), "--data-moves", "1", "--tracked", "--skip-bound"],
+                                 check=True, capture_output=True, text=True)
+            res.setdefault("zeta_default", []).append(json.loads(out.stdout))
+            capi = {}
+            for name in configs:
+                for rows, moves in CAPI_VARIANTS:
+                    cmd = [capi_bench, "--config", name, "--rows", rows, "--threads", str(threads), "--repeats", "1",
+                           "--min-time", str(args.min_time)] + ([] if moves else ["--no-data-moves"])
+                    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+                    capi[f"{name}/{rows}/{'moves' if moves else 'no_moves'}"] = json.loads(out.stdout)["rates"][0]
+            res.setdefault("capi", []).append(capi)
             for peer, blas_dir in variants:
                 peer_configs = configs if peer == "torch" else ["pcd1"]
                 a = argparse.Namespace(**{**vars(args), "configs": ",".join(peer_configs)})
@@ -276,7 +295,7 @@ def main():
     facts["loadavg_after"] = " ".join(f"{x:.1f}" for x in os.getloadavg())
 
     if args.save_json:
-        raw = {str(t): {(k if k == "zeta" else f"{k[0]} ({k[1] or 'as installed'})"): v for k, v in res.items()}
+        raw = {str(t): {(k if isinstance(k, str) else f"{k[0]} ({k[1] or 'as installed'})"): v for k, v in res.items()}
                for t, res in results.items()}
         with open(args.save_json, "w") as f:
             json.dump({"facts": facts, "results": raw}, f, indent=1)
@@ -294,6 +313,53 @@ def med(xs):
 
 def ups_of(zeta_run, name):
     return next(c for c in zeta_run["configs"] if c["name"] == name)["updates_per_s"]
+
+
+def capi_report(results, configs, variants):
+    """The default trainer through the C API against the core and the peers, with issue 68's targets."""
+    lines = ["", "### The default trainer through the C API", "",
+             "What a user's program gets: `zeta_trainer_new` with every option at its default but the method and "
+             "the chains (data moves on; PT trains with its log Z tracker), `zeta_trainer_step` on a row buffer per "
+             "update (`bench_capi_updates`, doubles or 0/1 bytes), against the same update in the core "
+             "(`bench_rbm_updates --data-moves 1 --tracked`) and with the data moves off. Medians over the rounds.", "",
+             "| threads | config | C API, doubles | C API, bytes | core, same options | C API / core | "
+             "C API, moves off | moves on / off | C API / best torch |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    checks, missed = [], []
+    for threads, res in results.items():
+        if "capi" not in res:
+            continue
+        for name in configs:
+            f64 = [c[f"{name}/f64/moves"] for c in res["capi"]]
+            u8 = [c[f"{name}/u8/moves"] for c in res["capi"]]
+            off = [c[f"{name}/f64/no_moves"] for c in res["capi"]]
+            core = [ups_of(z, name) for z in res["zeta_default"]]
+            torch = max((med([o[name] for o in res[(p, d)] if name in o]) for p, d in variants if p == "torch"),
+                        default=float("nan"))
+            ratio_core = med([a / b for a, b in zip(f64, core)])
+            ratio_moves = med([a / b for a, b in zip(f64, off)])
+            vs_torch = med(f64) / torch if torch == torch else float("nan")
+            lines.append(f"| {threads} | {name} | {med(f64):.1f} | {med(u8):.1f} | {med(core):.1f} | "
+                         f"{ratio_core:.2f} | {med(off):.1f} | {ratio_moves:.2f} | {vs_torch:.2f}× |")
+            if threads != 1:
+                continue
+            label = f"1 thread, {name}"
+            want = {"pcd1": 1.5, "pt10x10": 2.0}.get(name)
+            items = []
+            if want is not None:
+                items.append((f"defaults vs PyTorch {vs_torch:.2f}×", vs_torch >= want, f"≥ {want}×"))
+            items.append((f"moves on / off {ratio_moves:.2f}", ratio_moves >= 0.8, "≥ 0.8"))
+            items.append((f"C API / core {ratio_core:.2f}", ratio_core >= 0.95, "≥ 0.95"))
+            checks.append(f"- {label}: " + "; ".join(f"{t} ({w}: {'met' if ok else 'MISSED'})" for t, ok, w in items))
+            missed += [f"{label} ({t})" for t, ok, _ in items if not ok]
+    if not checks:
+        return []
+    lines += ["", "Targets (one thread): the default trainer through the C API ≥ 1.5× PyTorch's plain PCD-1 and, on "
+              "PT 10×10, ≥ 2× PyTorch's PT; data moves on ≥ 0.8× the rate with them off; the C API ≥ 95% of the "
+              "core's rate for the same options.", ""] + checks
+    lines += ["", "**Status of the default trainer (this run): " +
+              ("all targets met.**" if not missed else "targets MISSED: " + "; ".join(missed) + ".**")]
+    return lines
 
 
 def make_report(results, configs, variants, facts, args):
@@ -383,6 +449,7 @@ def make_report(results, configs, variants, facts, args):
               "(PT: also the same double-precision swap arithmetic), which zeta replaces by a low-rank update, and "
               "zeta computes the products whose left operand is 0/1 as sums of selected rows (below), so zeta can "
               "pass 100% of that limit."]
+    lines += capi_report(results, configs, variants)
     lines += ["", "### GEMM-bound limit", "",
               "The limit is the time the update's float GEMMs alone take on this machine: each GEMM of the update is "
               "timed on its own (same shapes, row-major operands, same thread count) with Eigen and with each BLAS "
@@ -435,7 +502,7 @@ def make_report(results, configs, variants, facts, args):
     peers_info = []
     for threads, res in results.items():
         for key, outs in res.items():
-            if key == "zeta":
+            if isinstance(key, str):
                 continue
             p = key[0]
             peers_info.append(f"{p} {outs[0].get('version')} with {outs[0].get('blas')}")
