@@ -1,0 +1,132 @@
+"""zeta from Python: numpy over libzeta's C API through ctypes (pure Python, one package for every Python 3).
+
+Classes: Rbm, Trainer, Pruner, Darn, EbpNet, Mlp, Softmax, Options; the embedded data set in zeta.data; results as
+named tuples (Estimate, TrackingHealth, ...); errors under ZetaError (zeta.errors). Every number comes from the C
+library; this package converts arrays, checks shapes, owns handles and runs progress callbacks. See docs/python.md.
+"""
+
+import contextlib
+import ctypes
+
+from . import _lib, data, errors
+from ._version import __version__
+from .darn import Darn, DarnEstimator
+from .ebp import EbpNet, EbpOutput
+from .errors import (
+    ZetaArgumentError,
+    ZetaBusyError,
+    ZetaCancelledError,
+    ZetaClosedError,
+    ZetaError,
+    ZetaFormatError,
+    ZetaInternalError,
+    ZetaIOError,
+    ZetaMemoryError,
+    ZetaNumericError,
+    ZetaUnsupportedError,
+)
+from .mlp import Mlp
+from .options import Options, option_keys
+from .pruner import Pruner
+from .rbm import Rbm
+from .results import (
+    Block,
+    Dataset,
+    Estimate,
+    LogZCheck,
+    RbmParams,
+    RemovalCosts,
+    Settling,
+    TrackingHealth,
+    TrackingWarning,
+)
+from .softmax import Softmax, SoftmaxMethod
+from .trainer import Trainer
+
+_l = _lib.lib
+
+
+def library_path():
+    """The path of the loaded libzeta."""
+    return str(_l.path)
+
+
+def abi_version():
+    """ZETA_ABI_VERSION of the loaded library."""
+    return _l.zeta_abi_version()
+
+
+def build_info():
+    """The library's build description: version, products backend, instruction set, compiler."""
+    return _l.zeta_build_info().decode("utf-8", "replace")
+
+
+def set_num_threads(n):
+    """Threads of zeta's parallel work started from the calling thread (exact log Z, large products); 0 restores
+    the default. Each Python thread has its own setting."""
+    from ._arrays import int32_arg
+
+    _l.zeta_set_num_threads(int32_arg(n, "n"))
+
+
+def get_num_threads():
+    """The calling thread's setting of set_num_threads (0 = the default)."""
+    n = ctypes.c_int32()
+    _l.zeta_get_num_threads(ctypes.byref(n))
+    return n.value
+
+
+@contextlib.contextmanager
+def num_threads(n):
+    """`with zeta.num_threads(1): ...` runs the block with set_num_threads(n) and restores the setting after."""
+    before = get_num_threads()
+    set_num_threads(n)
+    try:
+        yield
+    finally:
+        set_num_threads(before)
+
+
+__all__ = [
+    "__version__",
+    "abi_version",
+    "build_info",
+    "data",
+    "errors",
+    "get_num_threads",
+    "library_path",
+    "num_threads",
+    "option_keys",
+    "set_num_threads",
+    "Block",
+    "Darn",
+    "DarnEstimator",
+    "Dataset",
+    "EbpNet",
+    "EbpOutput",
+    "Estimate",
+    "LogZCheck",
+    "Mlp",
+    "Options",
+    "Pruner",
+    "Rbm",
+    "RbmParams",
+    "RemovalCosts",
+    "Settling",
+    "Softmax",
+    "SoftmaxMethod",
+    "TrackingHealth",
+    "TrackingWarning",
+    "Trainer",
+    "ZetaArgumentError",
+    "ZetaBusyError",
+    "ZetaCancelledError",
+    "ZetaClosedError",
+    "ZetaError",
+    "ZetaFormatError",
+    "ZetaInternalError",
+    "ZetaIOError",
+    "ZetaMemoryError",
+    "ZetaNumericError",
+    "ZetaUnsupportedError",
+]
