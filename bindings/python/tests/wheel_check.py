@@ -1,0 +1,75 @@
+"""The wheel as a user gets it: `pip wheel` of a copy of bindings/python (ZETA_LIBRARY names the library to put
+inside), the wheel installed offline into a fresh virtual environment made with --system-site-packages, and the
+package imported and used there from another directory with ZETA_LIBRARY unset, so that it must load the library
+inside the wheel. Usage: wheel_check.py WORK_DIR (emptied first). Prints "wheel check passed" at the end.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+SOURCE = Path(__file__).resolve().parents[1]
+
+USE = r"""
+import os, pickle, sys
+import numpy as np
+import zeta
+site = sys.argv[1]
+assert zeta.library_path().startswith(site), (zeta.library_path(), site)
+assert zeta.__file__.startswith(site), zeta.__file__
+with zeta.Rbm(6, 4, seed=1) as rbm:
+    rbm.set_params(np.full((6, 4), 0.1), np.zeros(6), np.zeros(4))
+    with zeta.Trainer(rbm, learning_rate=0.05, n_temperatures=3, seed=1) as t:
+        t.train(np.eye(6), 3, 20)
+    again = pickle.loads(pickle.dumps(rbm))
+    assert again.to_bytes() == rbm.to_bytes()
+    print("installed zeta", zeta.__version__, "log Z", rbm.log_z_exact(), "from", zeta.library_path())
+"""
+
+
+def run(*command, **kwargs):
+    print("+", " ".join(map(str, command)), flush=True)
+    subprocess.run(list(map(str, command)), check=True, **kwargs)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: wheel_check.py WORK_DIR")
+    if not os.environ.get("ZETA_LIBRARY"):
+        sys.exit("wheel_check.py: set ZETA_LIBRARY to the library to put in the wheel")
+    work = Path(sys.argv[1]).resolve()
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    # A copy, so that the build's own files (build/, *.egg-info) stay out of the source tree.
+    source = work / "source"
+    shutil.copytree(SOURCE, source, ignore=shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__", "lib"))
+    dist = work / "dist"
+    run(sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index", "-w", dist, source)
+    wheels = list(dist.glob("zeta-*.whl"))
+    assert len(wheels) == 1, wheels
+    wheel = wheels[0]
+    assert "-py3-none-linux_" in wheel.name, f"{wheel.name}: expected a py3-none-<platform> wheel"
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "zeta/lib/libzeta.so.0" in names and "zeta/__init__.py" in names, names
+    assert not any("tests" in n for n in names), names
+
+    venv = work / "venv"
+    run(sys.executable, "-m", "venv", "--system-site-packages", venv)
+    python = venv / "bin" / "python"
+    run(python, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "--no-index", wheel)
+    env = {k: v for k, v in os.environ.items() if k not in ("ZETA_LIBRARY", "PYTHONPATH")}
+    site = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True, capture_output=True, text=True, env=env,
+    ).stdout.strip()  # fmt: skip
+    elsewhere = work / "elsewhere"
+    elsewhere.mkdir()
+    run(python, "-c", USE, site, env=env, cwd=elsewhere)
+    print("wheel check passed:", wheel.name)
+
+
+if __name__ == "__main__":
+    main()
