@@ -18,6 +18,9 @@ packages=(
   dataset-fashion-mnist libmatio-dev python3-torch python3-sklearn python3-matplotlib python3-numpy python3-scipy
   # Java and C# bindings
   swig openjdk-17-jdk junit4 mono-mcs mono-runtime
+  # Python package (bindings/python, scripts/install-python.sh): a venv over Debian's interpreter and packages
+  python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-pandas python3-tqdm python3-dask
+  python3-distributed
   # WebAssembly module and the browser demo's tests
   emscripten node-acorn chromium
 )
