@@ -23,11 +23,15 @@ def test_the_gil_is_released_during_a_call():
             target=rbm.log_z_exact, kwargs={"progress": lambda *p: at_reports.append(counter[0])}
         )
         worker.start()
+        shown = []
         while worker.is_alive():
             counter[0] += 1
+            if at_reports and not shown:
+                shown.append(repr(rbm))  # the worker holds the model's lock: repr does not wait for it
         worker.join()
         assert len(at_reports) == 256
         assert at_reports[-1] - at_reports[0] > 1000, at_reports[::32]
+        assert shown == ["<zeta.Rbm (busy)>"]
 
 
 def train_one(seed, data):

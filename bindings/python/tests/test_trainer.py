@@ -29,7 +29,7 @@ def test_tracked_training(data):
             assert t.log_z() == tracked and t.steps == 300, "settling leaves the trainer as it was"
             assert t.swap_rates.shape == (4,) and ((t.swap_rates >= 0) & (t.swap_rates <= 1)).all()
             assert t.chains(0).shape == (10, NV) and t.round_trips >= 0 and t.learning_rate > 0
-            assert t.rbm is rbm and "Trainer on 16 visible x 8 hidden" in repr(t)
+            assert t.rbm is rbm and repr(t) == "<zeta.Trainer on <zeta.Rbm 16 visible x 8 hidden>>"
 
 
 def test_options_as_keywords_mapping_or_options(data):

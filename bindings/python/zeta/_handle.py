@@ -77,9 +77,15 @@ class Handle:
         self.close()
 
     def __repr__(self):
+        name = type(self).__name__
         if "_lock" not in self.__dict__ or self._closed:
-            return f"<zeta.{type(self).__name__} (closed)>"
-        return f"<zeta.{type(self).__name__} {self._describe()}>"
+            return f"<zeta.{name} (closed)>"
+        if not self._lock.acquire(blocking=False):  # another thread's call is running: do not wait for it
+            return f"<zeta.{name} (busy)>"
+        try:
+            return f"<zeta.{name} {self._describe()}>"
+        finally:
+            self._lock.release()
 
     def _describe(self):
         return ""
@@ -156,7 +162,7 @@ class _CallState:
                 return 1
             if self.user is not None:
                 p = progress.contents
-                result = self.user(p.stage.decode("utf-8", "replace"), p.done, p.total, p.value)
+                result = self.user((p.stage or b"").decode("utf-8", "replace"), p.done, p.total, p.value)
                 if result is not None and not result:
                     return 1
             return 0

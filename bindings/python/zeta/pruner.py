@@ -40,7 +40,7 @@ class Pruner(Handle):
         return "; pickle its Rbm (pruner.rbm) and make a new Pruner"
 
     def _describe(self):
-        return f"on {self._rbm._describe()}"
+        return f"on {self._rbm!r}"
 
     @property
     def rbm(self):

@@ -46,7 +46,7 @@ class Trainer(Handle):
         return "; pickle its Rbm (trainer.rbm) and make a new Trainer"
 
     def _describe(self):
-        return f"on {self._rbm._describe()}"
+        return f"on {self._rbm!r}"
 
     @property
     def rbm(self):
