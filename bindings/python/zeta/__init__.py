@@ -62,15 +62,17 @@ def build_info():
 
 
 def set_num_threads(n):
-    """Threads of zeta's parallel work started from the calling thread (exact log Z, large products); 0 restores
-    the default. Each Python thread has its own setting."""
+    """Threads of the parallel work (products, sampling, enumeration) that zeta calls made from the calling thread
+    start: n >= 1, or 0 for the default (OMP_NUM_THREADS, else the number of cores). Each Python thread has its own
+    setting, so the workers of a pool can each give zeta their share. The thread count is part of what a seed's
+    numbers depend on."""
     from ._arrays import int32_arg
 
     _l.zeta_set_num_threads(int32_arg(n, "n"))
 
 
 def get_num_threads():
-    """The calling thread's setting of set_num_threads (0 = the default)."""
+    """The number of threads zeta calls from the calling thread use."""
     n = ctypes.c_int32()
     _l.zeta_get_num_threads(ctypes.byref(n))
     return n.value
@@ -78,7 +80,7 @@ def get_num_threads():
 
 @contextlib.contextmanager
 def num_threads(n):
-    """`with zeta.num_threads(1): ...` runs the block with set_num_threads(n) and restores the setting after."""
+    """`with zeta.num_threads(1): ...` runs the block with set_num_threads(n), then sets the count it had before."""
     before = get_num_threads()
     set_num_threads(n)
     try:
