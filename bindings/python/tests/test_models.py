@@ -207,3 +207,49 @@ def test_mlp():
             mlp.train_batch(x, y[:5])
     with pytest.raises(zeta.ZetaArgumentError, match="mlp_learning_rate"):
         zeta.Mlp(3, None, 1, mlp_learning_rate=0)
+
+
+@pytest.mark.parametrize("kind", ["rbm", "trainer", "pruner", "darn", "ebp", "mlp", "softmax"])
+def test_every_class_refuses_bad_arrays(kind, data):
+    """Empty, NaN, infinite, object and mis-shaped rows: the named exception and the object unchanged."""
+    rbm = zeta.Rbm(NV, 4, seed=1)
+    n_in = NV
+    labels = np.zeros(4, np.int32)
+    make = {
+        "rbm": lambda: (rbm, lambda x: rbm.init_from_data(x), rbm.to_bytes),
+        "trainer": lambda: (zeta.Trainer(rbm, n_temperatures=2), None, rbm.to_bytes),
+        "pruner": lambda: (zeta.Pruner(rbm, prune_chains=4, n_temperatures=2), None, rbm.to_bytes),
+        "darn": lambda: (zeta.Darn([NV, 3], seed=1), None, None),
+        "ebp": lambda: (zeta.EbpNet(n_in, [3], 2, seed=1), None, None),
+        "mlp": lambda: (zeta.Mlp(n_in, [3], 2, seed=1), None, None),
+        "softmax": lambda: (zeta.Softmax(n_in, 3, softmax_method=zeta.SoftmaxMethod.EXACT, seed=1), None, None),
+    }
+    obj, call, snapshot = make[kind]()
+    if call is None:
+        call = {
+            "trainer": lambda x: obj.step(x),
+            "pruner": lambda x: obj.step(x),
+            "darn": lambda x: obj.train_batch(x),
+            "ebp": lambda x: obj.train_batch(x, labels[: len(x)] if len(x) <= 4 else np.zeros(len(x), np.int32)),
+            "mlp": lambda x: obj.train_batch(x, labels[: len(x)] if len(x) <= 4 else np.zeros(len(x), np.int32)),
+            "softmax": lambda x: obj.train_batch(x, labels[: len(x)] if len(x) <= 4 else np.zeros(len(x), np.int32)),
+        }[kind]
+    if snapshot is None:
+        snapshot = getattr(obj, "to_bytes", None) or (lambda: obj.scores(data[:4]).tobytes())
+    before = snapshot()
+    nan = data[:4].copy()
+    nan[2, 5] = np.nan
+    inf = data[:4].copy()
+    inf[1, 0] = -np.inf
+    cases = [
+        (np.zeros((0, NV)), "n_rows"),
+        (nan, "non-finite"),
+        (inf, "non-finite"),
+        (np.zeros((4, NV), dtype=object), "dtype object"),
+        (np.zeros((4, NV + 2)), "18 columns, expected 16"),
+        (np.zeros((2, 2, NV)), "2-D"),
+    ]
+    for x, text in cases:
+        with pytest.raises(zeta.ZetaArgumentError, match=text):
+            call(x)
+    assert snapshot() == before
