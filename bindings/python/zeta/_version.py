@@ -1,7 +1,7 @@
 """The package's version: the one it accepts from libzeta's zeta_version().
 
-It equals ZETA_VERSION_MAJOR.MINOR.PATCH of capi/zeta.h; CMake refuses to configure and a test fails when they
-differ, so the two cannot drift apart unnoticed.
+It equals ZETA_VERSION_MAJOR.MINOR.PATCH of capi/zeta.h, where the version is declared: the CTest
+version_consistent (cmake/check_versions.cmake) and the package's own tests fail when they differ.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
