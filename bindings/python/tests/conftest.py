@@ -51,13 +51,6 @@ def bits(values):
     return np.asarray(values, dtype=np.float64).view(np.uint64)
 
 
-def needs(function):
-    """Skips a test whose C entry point the loaded library lacks (a library older than the package's C API)."""
-    return pytest.mark.skipif(
-        not zeta._lib.lib.has(function), reason=f"{zeta.library_path()} does not export {function} yet"
-    )
-
-
 @pytest.fixture
 def data():
     return bars_and_stripes()

@@ -12,7 +12,7 @@ import pytest
 import zeta
 from zeta import _lib, _version, errors
 
-from conftest import REPO, needs
+from conftest import REPO
 
 HEADER = REPO / "capi" / "zeta.h"
 PACKAGE_DIR = Path(zeta.__file__).resolve().parent.parent
@@ -49,15 +49,8 @@ def test_every_c_function_has_its_prototype():
     assert not missing, f"zeta.h functions without a prototype in _lib.py: {missing}"
     for name, count in declared.items():
         assert len(_lib.PROTOTYPES[name][1]) == count, f"{name}: {count} parameters in zeta.h"
-    unknown = sorted(set(_lib.PROTOTYPES) - set(declared) - _lib.OPTIONAL)
+    unknown = sorted(set(_lib.PROTOTYPES) - set(declared))
     assert not unknown, f"prototypes of functions zeta.h does not declare: {unknown}"
-
-
-def test_optional_functions_are_the_announced_ones():
-    declared = c_functions()
-    # Once zeta.h declares them, the library built from it exports them: nothing is skipped any more.
-    for name in _lib.OPTIONAL & set(declared):
-        assert _lib.lib.has(name), f"{name} is declared in zeta.h but {zeta.library_path()} lacks it"
 
 
 def test_errors_by_status():
@@ -140,13 +133,11 @@ def test_lookup_order_without_the_variable(monkeypatch):
     assert rank == sorted(rank)
 
 
-@needs("zeta_build_info")
 def test_build_info():
     info = zeta.build_info()
     assert zeta.__version__ in info and len(info) > 10
 
 
-@needs("zeta_set_num_threads")
 def test_num_threads():
     default = zeta.get_num_threads()  # OMP_NUM_THREADS, else the cores (CTest sets 1)
     assert default >= 1

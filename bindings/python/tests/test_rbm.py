@@ -5,7 +5,7 @@ import pytest
 
 import zeta
 
-from conftest import NH, NV, bits, needs, set_some_params
+from conftest import NH, NV, bits, set_some_params
 
 
 def test_basics(rbm, data):
@@ -59,7 +59,6 @@ def test_sample_and_gibbs_are_seeded():
         assert np.array_equal(a.sample(4, 2), b.sample(4, 2))
 
 
-@needs("zeta_rbm_gibbs")
 def test_gibbs(rbm, data):
     with rbm.clone() as twin:
         out = rbm.gibbs(data, 2)

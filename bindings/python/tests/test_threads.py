@@ -5,7 +5,6 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-import pytest
 
 import zeta
 
@@ -86,7 +85,6 @@ def test_one_handle_shared_between_threads_then_closed(data):
     assert not wrong and sorted(stopped) == [0, 1, 2, 2]
 
 
-@pytest.mark.skipif(not zeta._lib.lib.has("zeta_set_num_threads"), reason="zeta_set_num_threads not exported yet")
 def test_thread_settings_are_per_thread():
     default = zeta.get_num_threads()
     with zeta.num_threads(default + 1):

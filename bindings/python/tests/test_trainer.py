@@ -5,7 +5,7 @@ import pytest
 
 import zeta
 
-from conftest import NH, NV, needs, set_some_params, trainer_options
+from conftest import NH, NV, set_some_params, trainer_options
 
 
 def test_tracked_training(data):
@@ -57,8 +57,6 @@ def test_same_seed_same_numbers(data):
     assert out[0] == out[1]
 
 
-@needs("zeta_trainer_train_u8")
-@needs("zeta_trainer_train_f32")
 def test_dtype_entry_points_train_identically(data):
     """0/1 rows as uint8, bool, float32, float64 or int64: the same updates, to the last bit."""
     results = {}
@@ -71,7 +69,6 @@ def test_dtype_entry_points_train_identically(data):
     assert len(set(results.values())) == 1, list(results)
 
 
-@needs("zeta_trainer_step_u8")
 def test_dtype_entry_points_check_their_rows(data):
     with zeta.Rbm(NV, NH, seed=5) as rbm, zeta.Trainer(rbm, **trainer_options()) as t:
         bad = data.astype(np.uint8)
@@ -87,8 +84,6 @@ def test_dtype_entry_points_check_their_rows(data):
 
 
 def test_visible_probabilities(data):
-    if "visible_probabilities" not in zeta.option_keys():
-        pytest.skip(f"{zeta.library_path()} has no option visible_probabilities yet")
     grey = np.clip(data * 0.8 + 0.1, 0, 1)
     with zeta.Rbm(NV, NH, seed=5) as rbm:
         with zeta.Trainer(rbm, **trainer_options()) as t, pytest.raises(zeta.ZetaArgumentError, match="binary"):

@@ -87,17 +87,16 @@ def integers(x, name, dtype=np.int32, length=None):
     return _ready(a, dtype)
 
 
-def training_rows(x, cols, name, fast_u8, fast_f32):
+def training_rows(x, cols, name):
     """Rows for the trainer's dtype-specific entry points: (array, kind) with kind "u8" (uint8, or bool viewed as
-    uint8 without a copy), "f32" (float32) or "f64" (float64, and every other dtype converted once). A kind the
-    library lacks falls back to float64."""
+    uint8 without a copy), "f32" (float32) or "f64" (float64, and every other dtype converted once)."""
     a = numeric(x, name)
     if a.ndim == 2 and a.shape[1] == cols:
-        if a.dtype == np.bool_ and fast_u8:
+        if a.dtype == np.bool_:
             return _ready(a, np.bool_).view(np.uint8), "u8"
-        if a.dtype == np.uint8 and fast_u8:
+        if a.dtype == np.uint8:
             return _ready(a, np.uint8), "u8"
-        if a.dtype == np.float32 and fast_f32:
+        if a.dtype == np.float32:
             return _ready(a, np.float32), "f32"
     return rows(a, cols, name), "f64"
 

@@ -223,22 +223,6 @@ PROTOTYPES = {
     "zeta_get_num_threads": (_status, [_i32]),
 }
 
-# Entry points newer than some libraries of the same version during development: a library without them still
-# loads, and the methods that need them say so (MissingFunction).
-OPTIONAL = frozenset(
-    {
-        "zeta_build_info",
-        "zeta_set_num_threads",
-        "zeta_get_num_threads",
-        "zeta_trainer_step_f32",
-        "zeta_trainer_step_u8",
-        "zeta_trainer_train_f32",
-        "zeta_trainer_train_u8",
-        "zeta_rbm_gibbs",
-    }
-)
-
-
 def _check(status, function, _arguments):
     """ctypes errcheck: raises the exception for a non-zero status with zeta_last_error()."""
     if status != 0:
@@ -249,20 +233,6 @@ def _check(status, function, _arguments):
 
 def _last_error():
     return lib.zeta_last_error().decode("utf-8", "replace")
-
-
-class MissingFunction:
-    """Stands for a C function the loaded library does not export: calling it raises NotImplementedError."""
-
-    def __init__(self, name, path):
-        self.__name__ = name
-        self._path = path
-
-    def __call__(self, *_args):
-        raise NotImplementedError(
-            f"{self.__name__} is not exported by {self._path} (a libzeta older than this package's C API); "
-            "rebuild libzeta"
-        )
 
 
 def _package_dir():
@@ -326,16 +296,11 @@ class _Library:
     def __init__(self, cdll, path):
         self.cdll = cdll
         self.path = path
-        self.missing = set()
         for name, (restype, argtypes) in PROTOTYPES.items():
             try:
                 function = getattr(cdll, name)
             except AttributeError:
-                if name not in OPTIONAL:
-                    raise ImportError(f"zeta: {path} does not export {name}") from None
-                self.missing.add(name)
-                setattr(self, name, MissingFunction(name, path))
-                continue
+                raise ImportError(f"zeta: {path} does not export {name} (older than its version says)") from None
             function.argtypes = argtypes
             if restype == _status:
                 function.restype = c_int
@@ -343,10 +308,6 @@ class _Library:
             else:
                 function.restype = restype
             setattr(self, name, function)
-
-    def has(self, name):
-        """Whether the library exports `name` (False only for OPTIONAL functions)."""
-        return name not in self.missing
 
 
 lib = load_library()

@@ -60,9 +60,7 @@ class Trainer(Handle):
         """One parameter update from a mini-batch of rows (n_rows x n_visible)."""
         with self._lock, self._rbm._lock:
             ptr = self._mptr()
-            x, kind = A.training_rows(
-                batch, self._n_visible(), "batch", lib.has("zeta_trainer_step_u8"), lib.has("zeta_trainer_step_f32")
-            )
+            x, kind = A.training_rows(batch, self._n_visible(), "batch")
             getattr(lib, _STEP[kind])(ptr, A.ptr(x), A.n_rows(x))
 
     def train(self, data, batch_size, n_updates, progress=None):
@@ -74,9 +72,7 @@ class Trainer(Handle):
         updates = A.integer(n_updates, "n_updates")
         with self._lock, self._rbm._lock:
             ptr = self._mptr()
-            x, kind = A.training_rows(
-                data, self._n_visible(), "data", lib.has("zeta_trainer_train_u8"), lib.has("zeta_trainer_train_f32")
-            )
+            x, kind = A.training_rows(data, self._n_visible(), "data")
             function = getattr(lib, _TRAIN[kind])
             p = A.ptr(x)
             self._run(lambda cb: function(ptr, p, A.n_rows(x), size, updates, cb, None), progress, self._rbm)
