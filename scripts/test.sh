@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Every test: C++ core, C API (with ASan/UBSan and Valgrind sub-builds, a short fuzz run), Java, C#, the
+# Every test: C++ core, C API (with ASan/UBSan and Valgrind sub-builds, a short fuzz run), Java, C#, Python, the
 # WebAssembly module in node and the web demo in headless Chromium — all through CTest in one build tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# CMake preset `test` (CMakePresets.json): Release in build-test/, no benchmarks, Java, C# and WebAssembly tests on.
+# CMake preset `test` (CMakePresets.json): Release in build-test/, no benchmarks, Java, C#, Python and WebAssembly
+# tests on.
 cmake --preset test
 cmake --build --preset test
 # CTest runs two tests at once on this 2-core class of machine; OpenMP teams of 2 inside each would oversubscribe
