@@ -88,8 +88,9 @@ ZETA_API const char *zeta_last_error(void);
 ZETA_API const char *zeta_status_name(int32_t status);
 /* What a seed's numbers depend on besides the thread count, as lines of text: "zeta MAJOR.MINOR.PATCH", the backend
  * of the large products ("products: openblas (kernels: SkylakeX)"), the vector extensions the build was compiled for
- * ("SIMD: avx512f ..."), and a "warning: ..." line when the BLAS runs narrower kernels than this CPU has. The
- * same text as `zeta --version`. Static string; never fails; thread-safe. */
+ * ("SIMD: avx512f ..."), "threads: OpenMP" (or "threads: one (built without OpenMP)"), and a "warning: ..." line
+ * when the BLAS runs narrower kernels than this CPU has. The same text as `zeta --version`. Static string; never
+ * fails; thread-safe. */
 ZETA_API const char *zeta_build_info(void);
 /* Threads of the parallel work (products, sampling, enumeration) that zeta calls made from the calling thread start:
  * n >= 1 threads, or 0 for the default (OMP_NUM_THREADS, else the number of cores). Other threads keep their own

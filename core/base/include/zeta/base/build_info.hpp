@@ -6,7 +6,8 @@
 
 namespace zeta {
 
-// "zeta <version>\nproducts: <backend> (kernels: <BLAS kernels>)\nSIMD: <extensions>", plus a last line
+// "zeta <version>\nproducts: <backend> (kernels: <BLAS kernels>)\nSIMD: <extensions>\nthreads: OpenMP" (or
+// "threads: one (built without OpenMP)"), plus a last line
 // "warning: ..." when the BLAS runs narrower kernels than this CPU has (gemm_kernels_warning).
 std::string build_info(const std::string& version);
 
