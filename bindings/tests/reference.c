@@ -4,9 +4,11 @@
  * the tests' 4 x 4 bars-and-stripes rows, and the costs and tracked log Z of a pruner run of 5 steps on them.
  * Usage: zeta_bindings_reference MODEL N_RUNS N_BETAS SEED [prune]
  *        zeta_bindings_reference darn DARN_MODEL N_SAMPLES SEED
+ *        zeta_bindings_reference gibbs MODEL SEED N_STEPS
  * The second form scores the first DARN_ROWS rows of the embedded test set with a DARN model file: exact,
  * importance-sampled (value and standard error) log p(x) and the description length, and the row sums of
- * DARN_ROWS exact samples. */
+ * DARN_ROWS exact samples. The third form runs zeta_rbm_gibbs, with the model's generator reseeded by SEED, from
+ * the tests' bars-and-stripes rows mapped to the mean-field values 0.125 / 0.875, and prints the visible states. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,15 +108,36 @@ static int prune_reference(zeta_rbm *rbm) {
   return ok;
 }
 
+/* N_STEPS Gibbs sweeps from the 64 bars-and-stripes rows as probabilities 0.125 / 0.875. */
+static int gibbs_reference(const char *path, uint64_t seed, int32_t n_steps) {
+  double v[PRUNE_ROWS * PRUNE_NV], out[PRUNE_ROWS * PRUNE_NV];
+  zeta_rbm *rbm = NULL;
+  int32_t nv = 0;
+  int i, ok;
+  bars_and_stripes(v);
+  for (i = 0; i < PRUNE_ROWS * PRUNE_NV; ++i) v[i] = 0.125 + 0.75 * v[i];
+  ok = zeta_rbm_load(path, &rbm) == ZETA_OK && zeta_rbm_shape(rbm, &nv, NULL) == ZETA_OK && nv == PRUNE_NV &&
+       zeta_rbm_set_seed(rbm, seed) == ZETA_OK && zeta_rbm_gibbs(rbm, v, PRUNE_ROWS, n_steps, out) == ZETA_OK;
+  if (ok) {
+    print_bits("gibbs", out, PRUNE_ROWS * PRUNE_NV);
+  } else {
+    fprintf(stderr, "zeta: %s\n", zeta_last_error()[0] ? zeta_last_error() : "the model needs 16 visible units");
+  }
+  zeta_rbm_free(rbm);
+  return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   zeta_rbm *rbm = NULL;
   double exact = 0, ais = 0, err = 0;
   if (argc != 5 && !(argc == 6 && strcmp(argv[5], "prune") == 0)) {
-    fprintf(stderr, "usage: %s MODEL N_RUNS N_BETAS SEED [prune] | darn DARN_MODEL N_SAMPLES SEED\n", argv[0]);
+    fprintf(stderr, "usage: %s MODEL N_RUNS N_BETAS SEED [prune] | darn DARN_MODEL N_SAMPLES SEED | gibbs MODEL SEED N_STEPS\n",
+            argv[0]);
     return 2;
   }
   if (strcmp(argv[1], "darn") == 0)
     return darn_reference(argv[2], strtoll(argv[3], NULL, 10), strtoull(argv[4], NULL, 10));
+  if (strcmp(argv[1], "gibbs") == 0) return gibbs_reference(argv[2], strtoull(argv[3], NULL, 10), atoi(argv[4]));
   if (zeta_rbm_load(argv[1], &rbm) != ZETA_OK || zeta_rbm_log_z_exact(rbm, &exact) != ZETA_OK ||
       zeta_rbm_log_z_ais(rbm, (int32_t)atoi(argv[2]), (int32_t)atoi(argv[3]), strtoull(argv[4], NULL, 10), &ais,
                          &err) != ZETA_OK) {

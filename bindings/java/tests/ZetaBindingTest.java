@@ -229,6 +229,183 @@ public final class ZetaBindingTest {
     }
   }
 
+  /** The rows as float and as 0/1 bytes. */
+  private static float[] asFloats(double[] data) {
+    float[] out = new float[data.length];
+    for (int i = 0; i < data.length; i++) {
+      out[i] = (float) data[i];
+    }
+    return out;
+  }
+
+  private static byte[] asBytes(double[] data) {
+    byte[] out = new byte[data.length];
+    for (int i = 0; i < data.length; i++) {
+      out[i] = (byte) data[i];
+    }
+    return out;
+  }
+
+  /** One trainer per row type (double, float, byte) on twin models, the same steps and train calls (11 batches of 8
+   *  from 64 rows wrap around; with and without a listener): the same model bytes and tracked log Z to the last
+   *  bit, under PCD and PT (as the C API's test_trainer_row_types). Bad values are named by row and column and
+   *  change nothing; with visible_probabilities, float rows in [0, 1] train as double ones. */
+  private static void testRowTypes() {
+    double[] data = barsAndStripes();
+    float[] floats = asFloats(data);
+    byte[] bytes = asBytes(data);
+    int b = 8;
+    for (int method = 1; method <= 2; method++) {
+      Rbm[] rbms = new Rbm[3];
+      Trainer[] trainers = new Trainer[3];
+      double[] logZ = new double[3];
+      double[] sd = new double[3];
+      for (int kind = 0; kind < 3; kind++) {
+        rbms[kind] = new Rbm(NV, NH, 1);
+        setSomeParams(rbms[kind]);
+        try (Options o = trainerOptions().set("method", method)) {
+          trainers[kind] = new Trainer(rbms[kind], o);
+        }
+        Trainer t = trainers[kind];
+        for (int i = 0; i < 5; i++) {
+          int from = i * b * NV;
+          int to = from + b * NV;
+          if (kind == 0) {
+            t.step(Arrays.copyOfRange(data, from, to));
+          } else if (kind == 1) {
+            t.step(Arrays.copyOfRange(floats, from, to));
+          } else {
+            t.step(Arrays.copyOfRange(bytes, from, to));
+          }
+        }
+        long[] calls = {0};
+        if (kind == 0) {
+          t.train(data, b, 11);
+          t.train(data, b, 3, p -> ++calls[0] > 0);
+        } else if (kind == 1) {
+          t.train(floats, b, 11);
+          t.train(floats, b, 3, p -> ++calls[0] > 0);
+        } else {
+          t.train(bytes, b, 11);
+          t.train(bytes, b, 3, p -> ++calls[0] > 0);
+        }
+        check(t.steps() == 19 && calls[0] == 3, "row type " + kind + ": 19 updates, 3 reported");
+        if (method == 2) {
+          logZ[kind] = t.logZ().value();
+          sd[kind] = t.logZ().stdDev();
+        }
+      }
+      byte[] reference = rbms[0].toBytes();
+      check(Arrays.equals(rbms[1].toBytes(), reference), "method " + method + ": float rows train as double ones");
+      check(Arrays.equals(rbms[2].toBytes(), reference), "method " + method + ": byte rows train as double ones");
+      if (method == 2) {
+        check(logZ[1] == logZ[0] && logZ[2] == logZ[0] && sd[1] == sd[0] && sd[2] == sd[0],
+              "tracked log Z the same for every row type: " + Arrays.toString(logZ));
+      }
+
+      float[] badF = floats.clone();
+      badF[3 * NV + 5] = 0.5f;
+      Trainer tf = trainers[1];
+      Trainer tb = trainers[2];
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "row 3, column 5 is 0.5",
+             () -> tf.step(Arrays.copyOf(badF, b * NV)));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "binary", () -> tf.train(badF, b, 2));
+      badF[3 * NV + 5] = Float.NaN;
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "non-finite value (row 3, column 5)",
+             () -> tf.step(Arrays.copyOf(badF, b * NV)));
+      byte[] badB = bytes.clone();
+      badB[7] = 2;
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "row 0, column 7 is 2",
+             () -> tb.step(Arrays.copyOf(badB, b * NV)));
+      badB[7] = -1; // Java's signed byte: the library reads it unsigned
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "row 0, column 7 is 255",
+             () -> tb.train(badB, b, 2, p -> true));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "batch", () -> tf.step((float[]) null));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "data", () -> tb.train((byte[]) null, b, 2));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "multiple", () -> tb.step(new byte[NV + 1]));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "multiple", () -> tf.train(new float[NV - 1], 1, 1));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "n_rows", () -> tb.step(new byte[0]));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "batch_size", () -> tf.train(floats, 0, 2));
+      check(Arrays.equals(rbms[1].toBytes(), reference) && Arrays.equals(rbms[2].toBytes(), reference)
+            && tf.steps() == 19 && tb.steps() == 19, "method " + method + ": bad rows changed nothing");
+      for (int kind = 0; kind < 3; kind++) {
+        trainers[kind].close();
+        rbms[kind].close();
+      }
+    }
+
+    // Mean-field rows k/16 (exact in float) with visible_probabilities: float and double rows train alike; bytes
+    // must still be 0 or 1.
+    double[] grey = new double[32 * NV];
+    for (int i = 0; i < grey.length; i++) {
+      grey[i] = ((i * 37) % 17) / 16.0;
+    }
+    try (Options o = trainerOptions().set("visible_probabilities", 1); Rbm a = new Rbm(NV, NH, 1);
+         Rbm c = new Rbm(NV, NH, 1); Trainer ta = new Trainer(a, o); Trainer tc = new Trainer(c, o)) {
+      setSomeParams(a);
+      setSomeParams(c);
+      ta.train(grey, 8, 20);
+      tc.train(asFloats(grey), 8, 20);
+      check(Arrays.equals(a.toBytes(), c.toBytes()), "visible probabilities: float rows train as double ones");
+      byte[] threes = new byte[8 * NV];
+      Arrays.fill(threes, (byte) 1);
+      threes[4] = 3;
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "binary", () -> ta.step(threes));
+    }
+    try (Options o = trainerOptions(); Rbm a = new Rbm(NV, NH, 1); Trainer ta = new Trainer(a, o)) {
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "binary",
+             () -> ta.step(asFloats(Arrays.copyOf(grey, 8 * NV))));
+    }
+  }
+
+  /** Gibbs sweeps from mean-field rows: the C API's draws to the last bit, 0/1 states, repeated after reseeding,
+   *  bad input named. */
+  private static void testGibbs(String exe, Path dir) throws IOException, InterruptedException {
+    double[] v = barsAndStripes();
+    for (int i = 0; i < v.length; i++) {
+      v[i] = 0.125 + 0.75 * v[i];
+    }
+    Path model = dir.resolve("java_gibbs.zeta");
+    try (Rbm rbm = new Rbm(NV, NH, 1)) {
+      setSomeParams(rbm);
+      rbm.save(model.toString());
+      Map<String, double[]> ref = reference(exe, "gibbs", model.toString(), "21", "3");
+      rbm.setSeed(21);
+      double[] out = rbm.gibbs(v, 3);
+      check(sameBits(out, ref.get("gibbs")), "gibbs equals the C API's draws");
+      check(out.length == v.length && Arrays.stream(out).allMatch(x -> x == 0.0 || x == 1.0), "gibbs: 0/1 states");
+      rbm.setSeed(21);
+      check(Arrays.equals(rbm.gibbs(v, 3), out), "gibbs: reseeded, the same draws");
+      check(!Arrays.equals(rbm.gibbs(v, 3), out), "gibbs: the generator advances");
+      double[] bad = v.clone();
+      bad[NV + 1] = 1.25;
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "[0, 1]: row 1, column 1 is 1.25",
+             () -> rbm.gibbs(bad, 1));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "n_steps", () -> rbm.gibbs(v, 0));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "n_rows", () -> rbm.gibbs(new double[0], 1));
+      expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "multiple", () -> rbm.gibbs(new double[NV + 2], 1));
+    }
+  }
+
+  /** The build's description; the thread count is the calling thread's own. */
+  private static void testBuildInfoAndThreads() throws InterruptedException {
+    String info = Zeta.buildInfo();
+    check(info.startsWith("zeta " + Zeta.version() + "\n") && info.contains("\nproducts: ")
+          && info.contains("\nSIMD: "), "build info:\n" + info);
+    int initial = Zeta.numThreads();
+    check(initial >= 1, "thread count " + initial);
+    Zeta.setNumThreads(3);
+    check(Zeta.numThreads() == 3, "set 3 threads");
+    int[] other = {0};
+    Thread t = new Thread(() -> other[0] = Zeta.numThreads());
+    t.start();
+    t.join();
+    check(other[0] == initial, "another thread keeps its own count (" + other[0] + ")");
+    Zeta.setNumThreads(0);
+    check(Zeta.numThreads() == initial, "0: the default again");
+    expect(ZetaArgumentException.class, Status.ERR_ARGUMENT, "n must be 0", () -> Zeta.setNumThreads(-2));
+  }
+
   /** The tracker's warnings: NaN and none before the first window of 150 updates, then values in [0, 1] whose bits
    *  are their thresholds (swap rate 0.2, mode changes 0.2, ESS 0.3); the default options (data moves, a zero model
    *  initialised from the first batch) train and track; a rate of 1 raises LOW_ESS; PCD has no tracker. */
@@ -877,7 +1054,8 @@ public final class ZetaBindingTest {
     }
     Path dir = Paths.get(args[1]);
     Files.createDirectories(dir);
-    String[] names = {"basics", "bit-for-bit log Z", "training and files", "tracking health", "bad input",
+    String[] names = {"basics", "bit-for-bit log Z", "training and files", "row types", "gibbs",
+                      "build info and threads", "tracking health", "bad input",
                       "cancellation", "threads",
                       "EBP and softmax", "DARN",
                       "pruning",
@@ -890,6 +1068,9 @@ public final class ZetaBindingTest {
           case "basics": testBasics(); break;
           case "bit-for-bit log Z": testBitForBit(args[0], dir); break;
           case "training and files": testTrainingAndFiles(dir); break;
+          case "row types": testRowTypes(); break;
+          case "gibbs": testGibbs(args[0], dir); break;
+          case "build info and threads": testBuildInfoAndThreads(); break;
           case "tracking health": testTrackingHealth(); break;
           case "bad input": testBadInput(dir); break;
           case "cancellation": testCancellation(); break;

@@ -117,12 +117,23 @@ abstract class Handle implements AutoCloseable {
 
   /** Rows of a row-major array with cols columns (0 rows is passed on, and refused by the library). */
   static long rows(double[] data, int cols, String name) {
-    require(data, name);
-    if (data.length % cols != 0) {
-      throw new ZetaArgumentException(name + " has " + data.length + " values, not a multiple of its " + cols
+    return rowsOf(require(data, name).length, cols, name);
+  }
+
+  static long rows(float[] data, int cols, String name) {
+    return rowsOf(require(data, name).length, cols, name);
+  }
+
+  static long rows(byte[] data, int cols, String name) {
+    return rowsOf(require(data, name).length, cols, name);
+  }
+
+  private static long rowsOf(int length, int cols, String name) {
+    if (length % cols != 0) {
+      throw new ZetaArgumentException(name + " has " + length + " values, not a multiple of its " + cols
                                       + " columns");
     }
-    return data.length / cols;
+    return length / cols;
   }
 
   static void length(double[] data, long expected, String name) {

@@ -177,6 +177,18 @@ public final class Rbm extends Handle {
   }
 
   /**
+   * nSteps >= 1 block-Gibbs sweeps (h ~ p(h | v), then v ~ p(v | h)) from each row of v (values in [0, 1]: the first h
+   * is drawn from p(h | v) of the row as it is), one chain per row, drawn with this model's generator: the last
+   * visible states, rows x nVisible values 0.0/1.0 (scikit-learn's BernoulliRBM.gibbs for nSteps = 1).
+   */
+  public synchronized double[] gibbs(double[] v, int nSteps) {
+    long n = rows(v, nVisible, "v");
+    double[] out = new double[v.length];
+    ZetaNative.zeta_rbm_gibbs(ptr(), v, n, nSteps, out);
+    return out;
+  }
+
+  /**
    * The removal cost C_k of every hidden unit against binary rows of data: the exact change of KL(data || model)
    * when unit k alone is deleted (C_k <= 0: the unit can go without the fit getting worse), p(h_k = 0) by
    * enumeration (at most 30 units in the smaller layer, else ZetaException ERR_UNSUPPORTED). nHidden values.

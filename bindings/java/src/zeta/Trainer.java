@@ -31,11 +31,37 @@ public final class Trainer extends Handle {
     return rbm;
   }
 
-  /** One update from a mini-batch of binary rows. */
+  /**
+   * One update from a mini-batch of rows (rows x nVisible, row-major): binary, or values in [0, 1] with the option
+   * visible_probabilities. The rows may equally be float[] or byte[]; every type gives the same numbers for the same
+   * values, and the narrower ones cost less to hand over. A bad value is named by row and column in the exception.
+   */
   public void step(double[] batch) {
     synchronized (this) {
       synchronized (rbm) {
         ZetaNative.zeta_trainer_step(ptr(), batch, rows(batch, rbm.nVisible(), "batch"));
+      }
+    }
+  }
+
+  /** step on rows of float (the same rules as double): read by the library where they are, no conversion here. */
+  public void step(float[] batch) {
+    synchronized (this) {
+      synchronized (rbm) {
+        ZetaNative.zeta_trainer_step_f32(ptr(), batch, rows(batch, rbm.nVisible(), "batch"));
+      }
+    }
+  }
+
+  /**
+   * step on rows of bytes, each 0 or 1 whatever visible_probabilities says: the narrowest way to hand over binary
+   * data (one byte per value). Java's byte is signed, but 0 and 1 are the same bytes either way; any other value
+   * (read unsigned, so (byte) -1 is 255) is refused.
+   */
+  public void step(byte[] batch) {
+    synchronized (this) {
+      synchronized (rbm) {
+        ZetaNative.zeta_trainer_step_u8(ptr(), batch, rows(batch, rbm.nVisible(), "batch"));
       }
     }
   }
@@ -54,6 +80,38 @@ public final class Trainer extends Handle {
         long n = rows(data, rbm.nVisible(), "data");
         withListener(listener, callback ->
             ZetaNative.zeta_trainer_train(p, data, n, batchSize, nUpdates, callback));
+      }
+    }
+  }
+
+  /** train on rows of float, as step(float[]). */
+  public void train(float[] data, long batchSize, long nUpdates) {
+    train(data, batchSize, nUpdates, null);
+  }
+
+  public void train(float[] data, long batchSize, long nUpdates, ProgressListener listener) {
+    synchronized (this) {
+      synchronized (rbm) {
+        long p = ptr();
+        long n = rows(data, rbm.nVisible(), "data");
+        withListener(listener, callback ->
+            ZetaNative.zeta_trainer_train_f32(p, data, n, batchSize, nUpdates, callback));
+      }
+    }
+  }
+
+  /** train on rows of 0/1 bytes, as step(byte[]). */
+  public void train(byte[] data, long batchSize, long nUpdates) {
+    train(data, batchSize, nUpdates, null);
+  }
+
+  public void train(byte[] data, long batchSize, long nUpdates, ProgressListener listener) {
+    synchronized (this) {
+      synchronized (rbm) {
+        long p = ptr();
+        long n = rows(data, rbm.nVisible(), "data");
+        withListener(listener, callback ->
+            ZetaNative.zeta_trainer_train_u8(p, data, n, batchSize, nUpdates, callback));
       }
     }
   }
