@@ -131,7 +131,9 @@ int main(int argc, char **argv) {
   zeta_rbm *rbm = NULL;
   double exact = 0, ais = 0, err = 0;
   if (argc != 5 && !(argc == 6 && strcmp(argv[5], "prune") == 0)) {
-    fprintf(stderr, "usage: %s MODEL N_RUNS N_BETAS SEED [prune] | darn DARN_MODEL N_SAMPLES SEED | gibbs MODEL SEED N_STEPS\n",
+    fprintf(stderr,
+            "usage: %s MODEL N_RUNS N_BETAS SEED [prune] | darn DARN_MODEL N_SAMPLES SEED\n"
+            "       | gibbs MODEL SEED N_STEPS\n",
             argv[0]);
     return 2;
   }

@@ -116,12 +116,17 @@ public abstract class Handle : IDisposable {
 
   /// <summary>Rows of a row-major array with cols columns (0 rows is passed on, and refused by the
   /// library).</summary>
-  internal static long Rows(double[] data, int cols, string name) {
-    Require(data, name);
-    if (data.Length % cols != 0) {
-      throw new ZetaArgumentException($"{name} has {data.Length} values, not a multiple of its {cols} columns");
+  internal static long Rows(double[] data, int cols, string name) => RowsOf(Require(data, name).Length, cols, name);
+
+  internal static long Rows(float[] data, int cols, string name) => RowsOf(Require(data, name).Length, cols, name);
+
+  internal static long Rows(byte[] data, int cols, string name) => RowsOf(Require(data, name).Length, cols, name);
+
+  private static long RowsOf(int length, int cols, string name) {
+    if (length % cols != 0) {
+      throw new ZetaArgumentException($"{name} has {length} values, not a multiple of its {cols} columns");
     }
-    return data.Length / cols;
+    return length / cols;
   }
 
   internal static void Length(double[] data, long expected, string name) {

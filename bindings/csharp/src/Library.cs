@@ -34,12 +34,32 @@ public sealed class Dataset {
   }
 }
 
-/// <summary>Library-wide functions: version and the data set compiled into libzeta.</summary>
+/// <summary>Library-wide functions: version, build, thread count and the data set compiled into libzeta.</summary>
 public static class Library {
   /// <summary>"MAJOR.MINOR.PATCH" of the loaded libzeta.</summary>
   public static string Version => ZetaNative.zeta_version();
 
   public static int AbiVersion => ZetaNative.zeta_abi_version();
+
+  /// <summary>What a seed's numbers depend on besides the thread count, as lines of text (zeta_build_info, the
+  /// same as <c>zeta --version</c>): the version, the backend of the large products, the vector extensions of the
+  /// build.</summary>
+  public static string BuildInfo => ZetaNative.zeta_build_info();
+
+  /// <summary>Threads of the parallel work (products, sampling, enumeration) of zeta calls made from the calling
+  /// thread: n &gt;= 1, or 0 for the default (OMP_NUM_THREADS, else the number of cores). Other threads keep their
+  /// own setting, so each worker of a pool can give zeta its share; a task that may resume on another pool thread
+  /// should set it where it calls zeta. The thread count is part of what a seed's numbers depend on.</summary>
+  public static void SetNumThreads(int n) => ZetaNative.zeta_set_num_threads(n);
+
+  /// <summary>The thread count zeta calls from the calling thread use.</summary>
+  public static int NumThreads {
+    get {
+      var n = new int[1];
+      ZetaNative.zeta_get_num_threads(n);
+      return n[0];
+    }
+  }
 
   /// <summary>The ABI version this binding was generated for (compare with AbiVersion).</summary>
   public static int BindingAbiVersion => ZetaNative.ZETA_ABI_VERSION;

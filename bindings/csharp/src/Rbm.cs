@@ -183,6 +183,19 @@ public sealed class Rbm : Handle {
     }
   }
 
+  /// <summary>nSteps &gt;= 1 block-Gibbs sweeps (h ~ p(h | v), then v ~ p(v | h)) from each row of v (values in
+  /// [0, 1]: the first h is drawn from p(h | v) of the row as it is), one chain per row, drawn with this model's
+  /// generator: the last visible states, rows x NVisible values 0.0/1.0 (scikit-learn's BernoulliRBM.gibbs for
+  /// nSteps = 1).</summary>
+  public double[] Gibbs(double[] v, int nSteps) {
+    lock (this) {
+      long n = Rows(v, NVisible, nameof(v));
+      var output = new double[v.Length];
+      ZetaNative.zeta_rbm_gibbs(Ptr, v, n, nSteps, output);
+      return output;
+    }
+  }
+
   /// <summary>The removal cost C_k of every hidden unit against binary rows of data: the exact change of
   /// KL(data || model) when unit k alone is deleted (C_k &lt;= 0: the unit can go without the fit getting worse),
   /// p(h_k = 0) by enumeration (at most 30 units in the smaller layer, else ZetaException ERR_UNSUPPORTED).

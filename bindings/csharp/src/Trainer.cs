@@ -66,11 +66,33 @@ public sealed class Trainer : Handle {
     }
   }
 
-  /// <summary>One update from a mini-batch of binary rows.</summary>
+  /// <summary>One update from a mini-batch of rows (rows x NVisible, row-major): binary, or values in [0, 1] with
+  /// the option visible_probabilities. The rows may equally be float[] or byte[]; every type gives the same numbers
+  /// for the same values, and the library reads each where it is (the marshaller pins the array). A bad value is
+  /// named by row and column in the exception.</summary>
   public void Step(double[] batch) {
     lock (this) {
       lock (Rbm) {
         ZetaNative.zeta_trainer_step(Ptr, batch, Rows(batch, Rbm.NVisible, nameof(batch)));
+      }
+    }
+  }
+
+  /// <summary>Step on rows of float (the same rules as double).</summary>
+  public void Step(float[] batch) {
+    lock (this) {
+      lock (Rbm) {
+        ZetaNative.zeta_trainer_step_f32(Ptr, batch, Rows(batch, Rbm.NVisible, nameof(batch)));
+      }
+    }
+  }
+
+  /// <summary>Step on rows of bytes, each 0 or 1 whatever visible_probabilities says: the narrowest way to hand
+  /// over binary data.</summary>
+  public void Step(byte[] batch) {
+    lock (this) {
+      lock (Rbm) {
+        ZetaNative.zeta_trainer_step_u8(Ptr, batch, Rows(batch, Rbm.NVisible, nameof(batch)));
       }
     }
   }
@@ -85,6 +107,30 @@ public sealed class Trainer : Handle {
         long n = Rows(data, Rbm.NVisible, nameof(data));
         WithListener(listener, callback =>
             ZetaNative.zeta_trainer_train(p, data, n, batchSize, nUpdates, callback));
+      }
+    }
+  }
+
+  /// <summary>Train on rows of float, as Step(float[]).</summary>
+  public void Train(float[] data, long batchSize, long nUpdates, Func<Progress, bool> listener = null) {
+    lock (this) {
+      lock (Rbm) {
+        IntPtr p = Ptr;
+        long n = Rows(data, Rbm.NVisible, nameof(data));
+        WithListener(listener, callback =>
+            ZetaNative.zeta_trainer_train_f32(p, data, n, batchSize, nUpdates, callback));
+      }
+    }
+  }
+
+  /// <summary>Train on rows of 0/1 bytes, as Step(byte[]).</summary>
+  public void Train(byte[] data, long batchSize, long nUpdates, Func<Progress, bool> listener = null) {
+    lock (this) {
+      lock (Rbm) {
+        IntPtr p = Ptr;
+        long n = Rows(data, Rbm.NVisible, nameof(data));
+        WithListener(listener, callback =>
+            ZetaNative.zeta_trainer_train_u8(p, data, n, batchSize, nUpdates, callback));
       }
     }
   }

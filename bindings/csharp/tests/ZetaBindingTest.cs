@@ -209,6 +209,172 @@ public static class ZetaBindingTest {
     }
   }
 
+  private static float[] AsFloats(double[] data) => data.Select(x => (float)x).ToArray();
+
+  private static byte[] AsBytes(double[] data) => data.Select(x => (byte)x).ToArray();
+
+  private static T[] Part<T>(T[] data, int from, int count) {
+    var output = new T[count];
+    Array.Copy(data, from, output, 0, count);
+    return output;
+  }
+
+  /// <summary>One trainer per row type (double, float, byte) on twin models, the same steps and Train calls (11
+  /// batches of 8 from 64 rows wrap around; with and without a listener): the same model bytes and tracked log Z to
+  /// the last bit, under PCD and PT (as the C API's test_trainer_row_types). Bad values are named by row and column
+  /// and change nothing; with visible_probabilities, float rows in [0, 1] train as double ones.</summary>
+  private static void TestRowTypes() {
+    double[] data = BarsAndStripes();
+    float[] floats = AsFloats(data);
+    byte[] bytes = AsBytes(data);
+    const int b = 8;
+    for (int method = 1; method <= 2; method++) {
+      var rbms = new Rbm[3];
+      var trainers = new Trainer[3];
+      var logZ = new double[3];
+      var sd = new double[3];
+      for (int kind = 0; kind < 3; kind++) {
+        rbms[kind] = new Rbm(NV, NH, 1);
+        SetSomeParams(rbms[kind]);
+        using (var o = TrainerOptions().Set("method", method)) {
+          trainers[kind] = new Trainer(rbms[kind], o);
+        }
+        Trainer t = trainers[kind];
+        for (int i = 0; i < 5; i++) {
+          int from = i * b * NV;
+          if (kind == 0) {
+            t.Step(Part(data, from, b * NV));
+          } else if (kind == 1) {
+            t.Step(Part(floats, from, b * NV));
+          } else {
+            t.Step(Part(bytes, from, b * NV));
+          }
+        }
+        int calls = 0;
+        if (kind == 0) {
+          t.Train(data, b, 11);
+          t.Train(data, b, 3, p => ++calls > 0);
+        } else if (kind == 1) {
+          t.Train(floats, b, 11);
+          t.Train(floats, b, 3, p => ++calls > 0);
+        } else {
+          t.Train(bytes, b, 11);
+          t.Train(bytes, b, 3, p => ++calls > 0);
+        }
+        Check(t.Steps == 19 && calls == 3, $"row type {kind}: 19 updates, 3 reported");
+        if (method == 2) {
+          logZ[kind] = t.LogZ().Value;
+          sd[kind] = t.LogZ().StdDev;
+        }
+      }
+      byte[] reference = rbms[0].ToBytes();
+      Check(rbms[1].ToBytes().SequenceEqual(reference), $"method {method}: float rows train as double ones");
+      Check(rbms[2].ToBytes().SequenceEqual(reference), $"method {method}: byte rows train as double ones");
+      if (method == 2) {
+        Check(logZ[1] == logZ[0] && logZ[2] == logZ[0] && sd[1] == sd[0] && sd[2] == sd[0],
+              "tracked log Z the same for every row type: " + string.Join(", ", logZ));
+      }
+
+      Trainer tf = trainers[1], tb = trainers[2];
+      float[] badF = (float[])floats.Clone();
+      badF[3 * NV + 5] = 0.5f;
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "row 3, column 5 is 0.5",
+                                    () => tf.Step(Part(badF, 0, b * NV)));
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "binary", () => tf.Train(badF, b, 2));
+      badF[3 * NV + 5] = float.NaN;
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "non-finite value (row 3, column 5)",
+                                    () => tf.Step(Part(badF, 0, b * NV)));
+      byte[] badB = (byte[])bytes.Clone();
+      badB[7] = 2;
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "row 0, column 7 is 2", () => tb.Step(Part(badB, 0, b * NV)));
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "binary", () => tb.Train(badB, b, 2, p => true));
+      Expect<ArgumentNullException>(null, "batch", () => tf.Step((float[])null));
+      Expect<ArgumentNullException>(null, "data", () => tb.Train((byte[])null, b, 2));
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "multiple", () => tb.Step(new byte[NV + 1]));
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "multiple", () => tf.Train(new float[NV - 1], 1, 1));
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "n_rows", () => tb.Step(new byte[0]));
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "batch_size", () => tf.Train(floats, 0, 2));
+      Check(rbms[1].ToBytes().SequenceEqual(reference) && rbms[2].ToBytes().SequenceEqual(reference) &&
+                tf.Steps == 19 && tb.Steps == 19,
+            $"method {method}: bad rows changed nothing");
+      for (int kind = 0; kind < 3; kind++) {
+        trainers[kind].Dispose();
+        rbms[kind].Dispose();
+      }
+    }
+
+    // Mean-field rows k/16 (exact in float) with visible_probabilities: float and double rows train alike; bytes
+    // must still be 0 or 1.
+    var grey = new double[32 * NV];
+    for (int i = 0; i < grey.Length; i++) {
+      grey[i] = ((i * 37) % 17) / 16.0;
+    }
+    using (var o = TrainerOptions().Set("visible_probabilities", 1))
+    using (var a = new Rbm(NV, NH, 1))
+    using (var c = new Rbm(NV, NH, 1))
+    using (var ta = new Trainer(a, o))
+    using (var tc = new Trainer(c, o)) {
+      SetSomeParams(a);
+      SetSomeParams(c);
+      ta.Train(grey, 8, 20);
+      tc.Train(AsFloats(grey), 8, 20);
+      Check(a.ToBytes().SequenceEqual(c.ToBytes()), "visible probabilities: float rows train as double ones");
+      var threes = Enumerable.Repeat((byte)1, 8 * NV).ToArray();
+      threes[4] = 3;
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "binary", () => ta.Step(threes));
+    }
+    using (var o = TrainerOptions())
+    using (var a = new Rbm(NV, NH, 1))
+    using (var ta = new Trainer(a, o)) {
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "binary", () => ta.Step(AsFloats(Part(grey, 0, 8 * NV))));
+    }
+  }
+
+  /// <summary>Gibbs sweeps from mean-field rows: the C API's draws to the last bit, 0/1 states, repeated after
+  /// reseeding, bad input named.</summary>
+  private static void TestGibbs(string exe, string dir) {
+    double[] v = BarsAndStripes().Select(x => 0.125 + 0.75 * x).ToArray();
+    string model = Path.Combine(dir, "csharp_gibbs.zeta");
+    using (var rbm = new Rbm(NV, NH, 1)) {
+      SetSomeParams(rbm);
+      rbm.Save(model);
+      Dictionary<string, double[]> reference = Reference(exe, $"gibbs {model} 21 3");
+      rbm.SetSeed(21);
+      double[] output = rbm.Gibbs(v, 3);
+      Check(SameBits(output, reference["gibbs"]), "Gibbs equals the C API's draws");
+      Check(output.Length == v.Length && output.All(x => x == 0.0 || x == 1.0), "Gibbs: 0/1 states");
+      rbm.SetSeed(21);
+      Check(rbm.Gibbs(v, 3).SequenceEqual(output), "Gibbs: reseeded, the same draws");
+      Check(!rbm.Gibbs(v, 3).SequenceEqual(output), "Gibbs: the generator advances");
+      var bad = (double[])v.Clone();
+      bad[NV + 1] = 1.25;
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "[0, 1]: row 1, column 1 is 1.25", () => rbm.Gibbs(bad, 1));
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "n_steps", () => rbm.Gibbs(v, 0));
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "n_rows", () => rbm.Gibbs(new double[0], 1));
+      Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "multiple", () => rbm.Gibbs(new double[NV + 2], 1));
+    }
+  }
+
+  /// <summary>The build's description; the thread count is the calling thread's own.</summary>
+  private static void TestBuildInfoAndThreads() {
+    string info = Library.BuildInfo;
+    Check(info.StartsWith("zeta " + Library.Version + "\n", StringComparison.Ordinal) &&
+              info.Contains("\nproducts: ") && info.Contains("\nSIMD: "),
+          "build info:\n" + info);
+    int initial = Library.NumThreads;
+    Check(initial >= 1, $"thread count {initial}");
+    Library.SetNumThreads(3);
+    Check(Library.NumThreads == 3, "set 3 threads");
+    int other = 0;
+    var thread = new Thread(() => other = Library.NumThreads);
+    thread.Start();
+    thread.Join();
+    Check(other == initial, $"another thread keeps its own count ({other})");
+    Library.SetNumThreads(0);
+    Check(Library.NumThreads == initial, "0: the default again");
+    Expect<ZetaArgumentException>(Status.ERR_ARGUMENT, "n must be 0", () => Library.SetNumThreads(-2));
+  }
+
   /// <summary>The tracker's warnings: NaN and none before the first window of 150 updates, then values in [0, 1]
   /// whose flags are their thresholds (swap rate 0.2, mode changes 0.2, ESS 0.3); the default options (data moves,
   /// a zero model initialised from the first batch) train and track; a rate of 1 raises LowEss; PCD has no
@@ -836,6 +1002,9 @@ public static class ZetaBindingTest {
       new KeyValuePair<string, Action>("basics", TestBasics),
       new KeyValuePair<string, Action>("bit-for-bit log Z", () => TestBitForBit(args[0], args[1])),
       new KeyValuePair<string, Action>("training and files", () => TestTrainingAndFiles(args[1])),
+      new KeyValuePair<string, Action>("row types", TestRowTypes),
+      new KeyValuePair<string, Action>("gibbs", () => TestGibbs(args[0], args[1])),
+      new KeyValuePair<string, Action>("build info and threads", TestBuildInfoAndThreads),
       new KeyValuePair<string, Action>("tracking health", TestTrackingHealth),
       new KeyValuePair<string, Action>("bad input", TestBadInput),
       new KeyValuePair<string, Action>("cancellation", TestCancellation),

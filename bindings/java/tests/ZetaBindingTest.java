@@ -373,7 +373,8 @@ public final class ZetaBindingTest {
       rbm.setSeed(21);
       double[] out = rbm.gibbs(v, 3);
       check(sameBits(out, ref.get("gibbs")), "gibbs equals the C API's draws");
-      check(out.length == v.length && Arrays.stream(out).allMatch(x -> x == 0.0 || x == 1.0), "gibbs: 0/1 states");
+      check(out.length == v.length && Arrays.stream(out).allMatch(x -> x == 0.0 || x == 1.0),
+            "gibbs: 0/1 states");
       rbm.setSeed(21);
       check(Arrays.equals(rbm.gibbs(v, 3), out), "gibbs: reseeded, the same draws");
       check(!Arrays.equals(rbm.gibbs(v, 3), out), "gibbs: the generator advances");
