@@ -106,7 +106,7 @@ int run_prune(PruneOptions o, bool quiet) {
   const std::int64_t check_every = anchor == "none"
                                        ? 0
                                        : (o.check_every >= 0 ? o.check_every : std::max<std::int64_t>(1, o.steps / 10));
-  BatchSource batches(d.train.x, o.batch, o.seed + 1);
+  BatchSource<double> batches(d.train.x, o.batch, o.seed + 1);
   std::unique_ptr<CsvFile> rows;
   if (!o.csv.empty())
     rows = std::make_unique<CsvFile>(o.csv,

@@ -26,10 +26,10 @@ int run_train(const TrainOptions& o, const std::string& out, const std::string& 
   const DataChoice d = load_data(o.data, o.limit);
   Rbm rbm = initial_model(d.train, o);
   SmlTrainer trainer(rbm, trainer_config(o));
-  BatchSource batches(d.train.x, o.batch, o.seed + 1);
+  BatchSource<std::uint8_t> batches(d.train.x, o.batch, o.seed + 1);
   ProgressLine line(!quiet);
   for (std::int64_t t = 0; t < o.updates; ++t) {
-    trainer.step(batches.next());
+    trainer.step(batches.next_rows());
     line(Progress{"training", t + 1, o.updates, std::nan("")});
   }
   save_rbm(rbm, out);

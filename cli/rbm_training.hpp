@@ -2,14 +2,17 @@
 // stream and the starting model.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "zeta/base/data.hpp"
 #include "zeta/base/random.hpp"
+#include "zeta/base/rows_view.hpp"
 #include "zeta/rbm/model.hpp"
 #include "zeta/rbm/trainer.hpp"
 
@@ -44,20 +47,38 @@ void add_train_options(CLI::App* cmd, TrainOptions& o);
 
 TrainerConfig trainer_config(const TrainOptions& o);
 
-// Mini-batches drawn uniformly with replacement by a dedicated stream, so the data order is part of the seed.
+// Mini-batches drawn uniformly with replacement by a dedicated stream, so the data order is part of the seed. The
+// rows are gathered in the type T their reader takes: 0/1 bytes for the trainers, which read them in place (from a
+// byte copy of the binary data made once, so a batch moves an eighth of the memory of doubles), doubles for the
+// pruner. A T narrower than double needs binary data (initial_model checks it).
+template <class T>
 class BatchSource {
  public:
-  BatchSource(const MatrixD& data, int batch, std::uint64_t seed)
-      : data_(data), batch_(batch, data.cols()), rng_(seed) {}
-  const MatrixD& next() {
-    for (Eigen::Index r = 0; r < batch_.rows(); ++r)
-      batch_.row(r) = data_.row(static_cast<Eigen::Index>(rng_.below(static_cast<std::uint64_t>(data_.rows()))));
+  BatchSource(const MatrixD& data, int batch, std::uint64_t seed) : batch_(batch, data.cols()), rng_(seed) {
+    if constexpr (std::is_same_v<T, double>) {
+      data_ = &data;
+    } else {
+      copy_ = data.cast<T>();
+      data_ = &copy_;
+    }
+  }
+  const Mat<T>& next() {
+    for (Eigen::Index r = 0; r < batch_.rows(); ++r) {
+      const auto k = static_cast<Eigen::Index>(rng_.below(static_cast<std::uint64_t>(data_->rows())));
+      std::copy_n(data_->row(k).data(), data_->cols(), batch_.row(r).data());  // rows are contiguous (row-major)
+    }
     return batch_;
+  }
+  // The next batch as the trainers take it.
+  RowsView next_rows() {
+    const Mat<T>& batch = next();
+    return RowsView(batch.data(), batch.rows(), batch.cols());
   }
 
  private:
-  const MatrixD& data_;
-  MatrixD batch_;
+  Mat<T> copy_;  // the data as T (empty when T is double)
+  const Mat<T>* data_ = nullptr;
+  Mat<T> batch_;
   Rng rng_;
 };
 

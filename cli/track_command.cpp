@@ -52,7 +52,7 @@ int run_track(const TrackOptions& o, bool quiet) {
   const Dataset train = slice_rows(d.train, 0, d.train.x.rows() - valid_rows);
   Rbm rbm = initial_model(train, o.train);
   TrackedTrainer tracked(rbm, trainer_config(o.train), o.tracker);
-  BatchSource batches(train.x, o.train.batch, o.train.seed + 1);
+  BatchSource<std::uint8_t> batches(train.x, o.train.batch, o.train.seed + 1);
   const std::int64_t every = o.every > 0 ? o.every : std::max<std::int64_t>(1, o.train.updates / 50);
   const bool exact = o.checks == "exact" || (o.checks == "auto" && rbm.n_hidden() <= 25);
   const bool ais = o.checks == "ais" || (o.checks == "auto" && !exact);
@@ -94,7 +94,7 @@ int run_track(const TrackOptions& o, bool quiet) {
   ProgressLine line(!quiet);
   int warned = 0;  // the tracker's warning bits last reported
   for (std::int64_t t = 1; t <= o.train.updates; ++t) {
-    tracked.step(batches.next());
+    tracked.step(batches.next_rows());
     line(Progress{"tracking", t, o.train.updates, tracked.log_z()});
     if (t % every != 0 && t != o.train.updates) continue;
     const TrackedLikelihood tr = tracked.log_likelihood(train.x);
