@@ -105,6 +105,20 @@ export function rowsArg(scope, data, nCols, what) {
   return [scope.copyF64(data), data.length / nCols];
 }
 
+/**
+ * Rows for the calls that also take float and 0/1-byte rows (a trainer's step and train): a Float32Array is copied
+ * into the scope as float, a Uint8Array (or Uint8ClampedArray) as bytes, anything else as rowsArg does. Returns
+ * [pointer, nRows, type], type 'f64', 'f32' or 'u8' naming the C function to call (zeta_*, zeta_*_f32, zeta_*_u8).
+ */
+export function typedRowsArg(scope, data, nCols, what) {
+  const u8 = data instanceof Uint8Array || data instanceof Uint8ClampedArray;
+  if (!u8 && !(data instanceof Float32Array)) return [...rowsArg(scope, data, nCols, what), 'f64'];
+  if (data.length % nCols !== 0) {
+    throw new RangeError(`zeta: ${what} has ${data.length} numbers, not a multiple of the ${nCols} columns`);
+  }
+  return u8 ? [scope.copyU8(data), data.length / nCols, 'u8'] : [scope.copyF32(data), data.length / nCols, 'f32'];
+}
+
 /** One int32 label per row, copied into the scope. */
 export function labelsArg(scope, labels, nRows, what) {
   if (labels == null) throw new TypeError(`zeta: ${what} is required`);

@@ -3,7 +3,7 @@ import {
   Handle, check, copyOutF64, mod, modelBytes, modelFromBytes, outEstimate, outF64, outI32, outI64, outPtr,
   readF64, readI32, toInt, toU64, withOptions, withProgress, withScope,
 } from './runtime.js';
-import { rowsArg } from './data.js';
+import { rowsArg, typedRowsArg } from './data.js';
 
 /** Bits of Trainer.trackingHealth().warnings (the C API's ZETA_TRACKING_*): a neighbouring pair of rungs swapped
  *  < 20% of the time; < 20% of the beta = 1 chains changed mode; an update's beta = 1 importance weights had an
@@ -11,6 +11,10 @@ import { rowsArg } from './data.js';
 export const TRACKING_LOW_SWAP_RATE = 1;
 export const TRACKING_COLD_CHAINS_STUCK = 2;
 export const TRACKING_LOW_ESS = 4;
+
+// The C functions that take a trainer's rows, by the type typedRowsArg gives the rows.
+const STEP = { f64: '_zeta_trainer_step', f32: '_zeta_trainer_step_f32', u8: '_zeta_trainer_step_u8' };
+const TRAIN = { f64: '_zeta_trainer_train', f32: '_zeta_trainer_train_f32', u8: '_zeta_trainer_train_u8' };
 
 /** A binary restricted Boltzmann machine, E(v,h) = -v'Wh - b'v - c'h. */
 export class Rbm extends Handle {
@@ -156,6 +160,19 @@ export class Rbm extends Handle {
       return copyOutF64(out, nSamples * this.nVisible);
     });
   }
+  /** nSteps >= 1 block-Gibbs sweeps (h ~ p(h | v), then v ~ p(v | h)) from each row of v (values in [0, 1]: the first
+   *  h is drawn from p(h | v) of the row as it is), one chain per row, drawn with this model's generator: the last
+   *  visible states, rows x nVisible values 0/1 (scikit-learn's BernoulliRBM.gibbs for nSteps = 1). */
+  gibbs(v, nSteps = 1) {
+    const p = this._check();
+    toInt(nSteps, 'nSteps');
+    return withScope((s) => {
+      const [d, n] = rowsArg(s, v, this.nVisible, 'v');
+      const out = s.f64(n * this.nVisible);
+      check(mod()._zeta_rbm_gibbs(p, d, BigInt(n), nSteps, out));
+      return copyOutF64(out, n * this.nVisible);
+    });
+  }
   /** The removal cost C_k of every hidden unit against the binary rows of data: the exact change of
    *  KL(data || model) when unit k alone is deleted (C_k <= 0: it can go without the fit getting worse), p(h_k = 0)
    *  by enumeration (smaller layer at most 30 units). nHidden values. */
@@ -199,24 +216,26 @@ export class Trainer extends Handle {
     this.rbm = rbm;
     rbm._borrowers += 1;
   }
-  /** One update from a mini-batch of binary rows. */
+  /** One update from a mini-batch of rows: binary, or values in [0, 1] with the option visible_probabilities. A
+   *  Float32Array goes to the library as float, a Uint8Array (0/1 bytes) as bytes, a Float64Array or a Dataset as
+   *  doubles: the same numbers for the same values, the narrower types copied faster into wasm memory. */
   step(batch) {
     const p = this._check();
     withScope((s) => {
-      const [d, n] = rowsArg(s, batch, this.rbm.nVisible, 'batch');
-      check(mod()._zeta_trainer_step(p, d, BigInt(n)));
+      const [d, n, type] = typedRowsArg(s, batch, this.rbm.nVisible, 'batch');
+      check(mod()[STEP[type]](p, d, BigInt(n)));
     });
     return this;
   }
-  /** `updates` steps on consecutive mini-batches of `batchSize` rows of data (wrapping around). */
+  /** `updates` steps on consecutive mini-batches of `batchSize` rows of data (wrapping around); rows as for step. */
   train(data, { batchSize = 100, updates = 1, onProgress } = {}) {
     const p = this._check();
     toInt(batchSize, 'batchSize');
     toInt(updates, 'updates');
     withScope((s) => {
-      const [d, n] = rowsArg(s, data, this.rbm.nVisible, 'data');
+      const [d, n, type] = typedRowsArg(s, data, this.rbm.nVisible, 'data');
       withProgress(onProgress, (fn, ud) =>
-        mod()._zeta_trainer_train(p, d, BigInt(n), BigInt(batchSize), BigInt(updates), fn, ud));
+        mod()[TRAIN[type]](p, d, BigInt(n), BigInt(batchSize), BigInt(updates), fn, ud));
     });
     return this;
   }

@@ -96,6 +96,7 @@ export function toInt(value, what) {
 // ---- wasm memory -----------------------------------------------------------------------------------------
 
 export function f64() { return mod().HEAPF64; }
+export function f32() { return mod().HEAPF32; }
 export function i32() { return mod().HEAP32; }
 export function u8() { return mod().HEAPU8; }
 
@@ -120,6 +121,11 @@ class Scope {
   copyF64(array) {
     const p = this.f64(array.length);
     f64().set(array, p >> 3);
+    return p;
+  }
+  copyF32(array) {
+    const p = this.alloc(4 * array.length);
+    f32().set(array, p >> 2);
     return p;
   }
   copyI32(array) {
@@ -264,6 +270,14 @@ export function optionKeys() {
   for (let i = 0; i < n; ++i) keys.push(m.UTF8ToString(m._zeta_options_key(i)));
   return keys;
 }
+/** What a seed's numbers depend on besides the thread count, as lines of text (zeta_build_info, the same as
+ *  `zeta --version`): the version, the backend of the large products, the vector extensions of the build. */
+export function buildInfo() { return mod().UTF8ToString(mod()._zeta_build_info()); }
+/** The thread count of zeta calls (zeta_set_num_threads): the module has no threads, so it runs on one whatever n
+ *  (>= 0) is; kept for code shared with the native bindings. */
+export function setNumThreads(n) { check(mod()._zeta_set_num_threads(toInt(n, 'n'))); }
+/** The thread count zeta calls use: 1 in the module. */
+export function numThreads() { return outI32((out) => mod()._zeta_get_num_threads(out)); }
 /** Bytes of wasm memory (grows, never shrinks). */
 export function memoryBytes() { return mod().HEAPU8.length; }
 

@@ -3,6 +3,9 @@
 
 /** Row-major numbers in: a Float64Array (copied into wasm memory) or a Dataset (already there: no copy). */
 export type Rows = Float64Array | ArrayLike<number> | Dataset;
+/** A trainer's rows: also a Float32Array (handed to the library as float) or a Uint8Array / Uint8ClampedArray of 0/1
+ *  bytes (as bytes), each copied into wasm memory in its own type: the narrower, the less to copy. */
+export type TrainerRows = Rows | Float32Array | Uint8Array | Uint8ClampedArray;
 /** A 64-bit seed: an integer number up to 2^53 or a BigInt below 2^64. */
 export type Seed = number | bigint;
 
@@ -18,6 +21,12 @@ export function init(options?: InitOptions): Promise<unknown>;
 /** "MAJOR.MINOR.PATCH". */
 export function version(): string;
 export function abiVersion(): number;
+/** zeta_build_info: the version, the backend of the large products and the build's vector extensions, one per line. */
+export function buildInfo(): string;
+/** zeta_set_num_threads: the module has no threads and runs on one whatever n (>= 0) is. */
+export function setNumThreads(n: number): void;
+/** zeta_get_num_threads: 1 in the module. */
+export function numThreads(): number;
 /** The option keys of zeta_options_set. */
 export function optionKeys(): string[];
 /** Current size of the module's memory in bytes (grows, never shrinks). */
@@ -108,6 +117,9 @@ export class Rbm implements Disposable {
   logZAis(options?: { runs?: number; betas?: number; seed?: Seed; onProgress?: ProgressCallback }):
       { logZ: number; stdErr: number };
   sample(nSamples: number, gibbsSteps?: number): Float64Array;
+  /** nSteps (default 1) block-Gibbs sweeps from each row of v (values in [0, 1]), one chain per row, with this
+   *  model's generator: the last visible states (0/1), as many rows as v. */
+  gibbs(v: Rows, nSteps?: number): Float64Array;
   /** C_k of every hidden unit against the rows of data: the exact change of KL(data || model) when unit k alone is
    *  deleted, by enumeration (smaller layer at most 30 units). */
   removalCostsExact(data: Rows): Float64Array;
@@ -146,8 +158,9 @@ export interface TrackingHealth {
 export class Trainer implements Disposable {
   constructor(rbm: Rbm, options?: Options | OptionValues | null);
   readonly rbm: Rbm;
-  step(batch: Rows): this;
-  train(data: Rows, options?: { batchSize?: number; updates?: number; onProgress?: ProgressCallback }): this;
+  /** One update; rows binary, or in [0, 1] with the option visible_probabilities (bytes: 0/1 only). */
+  step(batch: TrainerRows): this;
+  train(data: TrainerRows, options?: { batchSize?: number; updates?: number; onProgress?: ProgressCallback }): this;
   logZ(): { mean: number; stdDev: number };
   /** The tracker's warnings and the diagnostics behind them (needs parallel tempering). */
   trackingHealth(): TrackingHealth;

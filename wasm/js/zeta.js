@@ -4,8 +4,9 @@
 // zeta_* functions and only marshals arguments and results. Conventions:
 //   - call `await init()` once (in node too: the .wasm next to this file is read from disk there);
 //   - objects own wasm memory: call dispose() when done (or use `using` where supported);
-//   - numbers in and out are Float64Array (plain arrays are accepted as input); matrices are row-major, one
-//     example per row, and the row count is the array length divided by the number of columns;
+//   - numbers in and out are Float64Array (plain arrays are accepted as input; a trainer's rows may also be a
+//     Float32Array or a Uint8Array of 0/1); matrices are row-major, one example per row, and the row count is the
+//     array length divided by the number of columns;
 //   - a failing call throws ZetaError (an Error) whose message is zeta_last_error() and whose `status` is the
 //     C status code (`code` its name, e.g. "ZETA_ERR_ARGUMENT"); the object is left as it was;
 //   - 64-bit seeds accept a number (integer up to 2^53) or a BigInt.
@@ -13,7 +14,8 @@
 // runtime.js holds what every family shares (loading, errors, marshalling, progress callbacks, options); each
 // model family is one module. A new family is one module and one line below.
 export {
-  init, version, abiVersion, optionKeys, memoryBytes, hasFunction, rawModule, ZetaError, Options,
+  init, version, abiVersion, buildInfo, setNumThreads, numThreads, optionKeys, memoryBytes, hasFunction, rawModule,
+  ZetaError, Options,
 } from './runtime.js';
 export { Dataset } from './data.js';
 export {

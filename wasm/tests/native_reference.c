@@ -8,6 +8,8 @@
  *            exact log Z; AIS (20 runs, 300 betas, seed 11); mean log-likelihood of the first 200 test rows.
  *   trained: that model after 30 SML-PT updates (batch 50, lr 0.05, 5 temperatures x 4 chains, seed 5,
  *            double precision): tracked log Z (mean, sd), exact log Z, swap rates; 2 samples of 3 sweeps.
+ *   gibbs:   the small model reseeded with 13: 2 Gibbs sweeps (zeta_rbm_gibbs) from the 4 rows as probabilities
+ *            0.125 / 0.875.
  *   pruned:  the small model without hidden unit 3: exact removal costs against the 4 rows; then 5 steps of a
  *            pruner (prune_chains 50, n_temperatures 3, prune_tempered_steps 10, prune_burn_in 0,
  *            prune_settle_max_sweeps 0, double precision, seed 7) on batches of those rows: hidden units left, the last step's costs and standard errors,
@@ -99,6 +101,13 @@ int main(int argc, char **argv) {
     zeta_pruner_free(pruner);
     zeta_options_free(prune_opts);
     zeta_rbm_free(pruned);
+  }
+  {
+    double probs[4 * NV], out_v[4 * NV];
+    for (i = 0; i < 4 * NV; ++i) probs[i] = 0.125 + 0.75 * v[i];
+    CHECK(zeta_rbm_set_seed(rbm, 13));
+    CHECK(zeta_rbm_gibbs(rbm, probs, 4, 2, out_v));
+    print_array("small_gibbs", out_v, 4 * NV, 0);
   }
 
   CHECK(zeta_data_default_shape(ZETA_DATA_TRAIN, &n_train, &n_cols));

@@ -71,6 +71,7 @@ function referenceCases() {
   out.pruned_tracked_sd = pz.stdDev;
   pruner.dispose();
   pruned.dispose();
+  out.small_gibbs = Array.from(rbm.setSeed(13).gibbs(v.map((x) => 0.125 + 0.75 * x), 2));
   rbm.dispose();
 
   const train = Dataset.default('train');
@@ -138,6 +139,7 @@ test('log Z, AIS, free energies and a training run match the native library (sam
   close(w.trained_tracked_sd, native.trained_tracked_sd, 1e-6, 'trained tracked sd');
   w.trained_swap_rates.forEach((x, i) => close(x, native.trained_swap_rates[i], 1e-12, `swap rate ${i}`));
   assert.deepEqual(w.trained_samples, native.trained_samples, 'samples after training');
+  assert.deepEqual(w.small_gibbs, native.small_gibbs, 'Gibbs sweeps from mean-field rows');
   // 130 more updates close the tracker's first window: the same diagnostics and warnings.
   close(w.trained_health[0], native.trained_health[0], 1e-12, 'tracking health: lowest swap rate');
   assert.equal(w.trained_health[1], native.trained_health[1], 'tracking health: cold mode changes');
@@ -173,6 +175,137 @@ test('the module exports exactly the C API of capi/zeta.exports', { skip: !expor
   const bits = [...header.matchAll(/^#define ZETA_(TRACKING_\w+) (\d+)/gm)];
   assert.equal(bits.length, 3);
   for (const [, name, value] of bits) assert.equal(zeta[name], Number(value), name);
+});
+
+// One trainer per kind of rows on twin models, the same steps and train calls (11 batches of 8 from 64 rows wrap
+// around): every kind gives the double path's model bytes and tracked log Z to the last bit (as the C API's
+// test_trainer_row_types); a Float32Array goes to zeta_trainer_*_f32, a Uint8Array to zeta_trainer_*_u8.
+test('trainer rows: Float32Array and Uint8Array train as Float64Array, bad values are named', () => {
+  const NV = 16;
+  const B = 8;
+  const data = new Float64Array(64 * NV).map((_, i) => (((i * 7 + Math.floor(i / NV) * 3) % 5) < 2 ? 1 : 0));
+  const set = Dataset.fromArray(data, NV);
+  const kinds = {
+    Float64Array: data, Float32Array: Float32Array.from(data), Uint8Array: Uint8Array.from(data),
+    Uint8ClampedArray: Uint8ClampedArray.from(data), array: Array.from(data), Dataset: set,
+  };
+  const rows = (x, from, count) => (x instanceof Dataset ? x.slice(from, count)
+    : Array.isArray(x) ? x.slice(from * NV, (from + count) * NV) : x.subarray(from * NV, (from + count) * NV));
+  const params = {
+    W: new Float64Array(NV * 6).map((_, i) => 0.3 * Math.sin(1.3 * i)), b: new Float64Array(NV), c: new Float64Array(6),
+  };
+  // Which C function each kind of rows reaches: the raw module's trainer entry points, counted.
+  const raw = zeta.rawModule();
+  const entries = ['step', 'step_f32', 'step_u8', 'train', 'train_f32', 'train_u8'].map((e) => `_zeta_trainer_${e}`);
+  const originals = Object.fromEntries(entries.map((e) => [e, raw[e]]));
+  const calls = {};
+  // Emscripten's export stubs replace themselves on the module at their first call: a counter reinstalls itself.
+  const counter = (e) => function count(...args) {
+    calls[e] = (calls[e] ?? 0) + 1;
+    try {
+      return originals[e](...args);
+    } finally {
+      raw[e] = count;
+    }
+  };
+  for (const e of entries) raw[e] = counter(e);
+  const reached = {};
+  for (const method of [1, 2]) {
+    const results = {};
+    const trainers = {};
+    for (const [kind, x] of Object.entries(kinds)) {
+      for (const e of entries) calls[e] = 0;
+      const rbm = new Rbm(NV, 6, 1).setParams(params);
+      const t = new Trainer(rbm, { method, learning_rate: 0.05, n_temperatures: 4, chains_per_temperature: 10,
+                                   seed: 7 });
+      for (let i = 0; i < 5; ++i) t.step(rows(x, i * B, B));
+      t.train(x, { batchSize: B, updates: 11 });
+      let reports = 0;
+      t.train(x, { batchSize: B, updates: 3, onProgress: () => { reports += 1; } });
+      assert.equal(t.steps, 19, kind);
+      assert.equal(reports, 3, kind);
+      reached[kind] = entries.filter((e) => calls[e] > 0).map((e) => e.replace('_zeta_trainer_', '')).join(' ');
+      results[kind] = { bytes: rbm.toBytes(), logZ: method === 2 ? t.logZ() : null };
+      trainers[kind] = t;
+    }
+    const ref = results.Float64Array;
+    for (const [kind, r] of Object.entries(results)) {
+      assert.deepEqual(r.bytes, ref.bytes, `method ${method}: ${kind} rows train as Float64Array ones`);
+      assert.deepEqual(r.logZ, ref.logZ, `method ${method}: ${kind} rows, the same tracked log Z`);
+    }
+    const tf = trainers.Float32Array;
+    const tb = trainers.Uint8Array;
+    const badF = Float32Array.from(data);
+    badF[3 * NV + 5] = 0.5;
+    expectZetaError(() => tf.step(badF.subarray(0, B * NV)), 'ZETA_ERR_ARGUMENT', 'row 3, column 5 is 0.5');
+    expectZetaError(() => tf.train(badF, { batchSize: B, updates: 2 }), 'ZETA_ERR_ARGUMENT', 'binary');
+    badF[3 * NV + 5] = NaN;
+    expectZetaError(() => tf.step(badF.subarray(0, B * NV)), 'ZETA_ERR_ARGUMENT',
+                    'non-finite value (row 3, column 5)');
+    const badB = Uint8Array.from(data);
+    badB[7] = 2;
+    expectZetaError(() => tb.step(badB.subarray(0, B * NV)), 'ZETA_ERR_ARGUMENT', 'row 0, column 7 is 2');
+    expectZetaError(() => tb.train(badB, { batchSize: B, updates: 2 }), 'ZETA_ERR_ARGUMENT', 'binary');
+    expectZetaError(() => tb.step(new Uint8Array(0)), 'ZETA_ERR_ARGUMENT', 'n_rows');
+    expectZetaError(() => tf.train(kinds.Float32Array, { batchSize: 0 }), 'ZETA_ERR_ARGUMENT', 'batch_size');
+    assert.throws(() => tb.step(new Uint8Array(NV + 1)), RangeError);
+    assert.throws(() => tf.train(new Float32Array(NV - 1)), RangeError);
+    assert.equal(tf.steps, 19);
+    assert.deepEqual(tf.rbm.toBytes(), ref.bytes, 'bad float rows changed nothing');
+    assert.deepEqual(tb.rbm.toBytes(), ref.bytes, 'bad byte rows changed nothing');
+    for (const t of Object.values(trainers)) {
+      const { rbm } = t;
+      t.dispose();
+      rbm.dispose();
+    }
+  }
+  for (const e of entries) raw[e] = originals[e];
+  assert.deepEqual(reached, {
+    Float64Array: 'step train', Float32Array: 'step_f32 train_f32', Uint8Array: 'step_u8 train_u8',
+    Uint8ClampedArray: 'step_u8 train_u8', array: 'step train', Dataset: 'step train',
+  });
+  set.dispose();
+
+  // Mean-field rows k/16 (exact in float) with visible_probabilities: float and double rows train alike; bytes must
+  // still be 0 or 1.
+  const grey = new Float64Array(32 * NV).map((_, i) => ((i * 37) % 17) / 16);
+  const a = new Rbm(NV, 6, 1).setParams(params);
+  const c = new Rbm(NV, 6, 1).setParams(params);
+  const options = { visible_probabilities: 1, learning_rate: 0.05, n_temperatures: 4, seed: 7 };
+  const ta = new Trainer(a, options);
+  const tc = new Trainer(c, options);
+  ta.train(grey, { batchSize: 8, updates: 20 });
+  tc.train(Float32Array.from(grey), { batchSize: 8, updates: 20 });
+  assert.deepEqual(a.toBytes(), c.toBytes(), 'visible probabilities: float rows train as double ones');
+  const threes = new Uint8Array(8 * NV).fill(1);
+  threes[4] = 3;
+  expectZetaError(() => ta.step(threes), 'ZETA_ERR_ARGUMENT', 'binary');
+  for (const o of [ta, tc, a, c]) o.dispose();
+});
+
+test('Gibbs sweeps, build info and the thread count', () => {
+  const rbm = new Rbm(6, 4, 3);
+  const v = new Float64Array(12).fill(0.5);
+  const out = rbm.setSeed(2).gibbs(v, 3);
+  assert.equal(out.length, 12);
+  assert.ok(out.every((x) => x === 0 || x === 1));
+  assert.deepEqual(rbm.setSeed(2).gibbs(v, 3), out, 'reseeded: the same draws');
+  v[7] = 1.25;
+  expectZetaError(() => rbm.gibbs(v), 'ZETA_ERR_ARGUMENT', '[0, 1]: row 1, column 1 is 1.25');
+  v[7] = 0;
+  expectZetaError(() => rbm.gibbs(v, 0), 'ZETA_ERR_ARGUMENT', 'n_steps');
+  assert.throws(() => rbm.gibbs(new Float64Array(7)), RangeError);
+  rbm.dispose();
+  const info = zeta.buildInfo();
+  assert.ok(info.startsWith(`zeta ${zeta.version()}\n`) && info.includes('\nproducts: ') && info.includes('\nSIMD: '),
+            info);
+  console.log(info);
+  assert.equal(zeta.numThreads(), 1);
+  zeta.setNumThreads(3); // accepted; the module still runs on one thread
+  assert.equal(zeta.numThreads(), 1);
+  zeta.setNumThreads(0);
+  expectZetaError(() => zeta.setNumThreads(-2), 'ZETA_ERR_ARGUMENT', 'n must be 0');
+  assert.throws(() => zeta.setNumThreads(1.5), TypeError);
 });
 
 test('bad inputs throw ZetaError with zeta_last_error() and leave the object as it was', () => {
