@@ -7,15 +7,26 @@ const SLICE_MS = 80;
 let job = null;
 let running = false;
 let timer = null;
-let data = null; // { train, test } Datasets (the data set compiled into the module)
+let data = null; // { train, test } Datasets (the data set compiled into the module), trainBytes
 
 export function post(type, payload = {}, transfer = []) {
   self.postMessage({ type, ...payload }, transfer);
 }
 
 export function loadData() {
-  if (!data) data = { train: zeta.Dataset.default('train'), test: zeta.Dataset.default('test') };
+  if (!data) {
+    const train = zeta.Dataset.default('train');
+    // The training rows also as 0/1 bytes, the narrowest rows a trainer takes: a step copies an eighth of the
+    // memory of doubles and the trainer reads them as bytes (zeta_trainer_step_u8).
+    data = { train, test: zeta.Dataset.default('test'), trainBytes: Uint8Array.from(train.toArray()) };
+  }
   return data;
+}
+
+/** Rows [start, start + count) of the training split as 0/1 bytes (a view, no copy), for a trainer's step. */
+export function trainBatch(start, count) {
+  const { train, trainBytes } = loadData();
+  return trainBytes.subarray(start * train.nCols, (start + count) * train.nCols);
 }
 
 function loop() {

@@ -19,9 +19,10 @@ function barsAndStripes() {
   return [...rows.values()];
 }
 
-// n rows cycling through the patterns, so that every batch holds them equally often (up to one row each).
-function cycled(patterns, n) {
-  const out = new Float64Array(n * NV);
+// n rows cycling through the patterns, so that every batch holds them equally often (up to one row each), as
+// doubles or, for the trainer, as 0/1 bytes (the narrowest rows it takes).
+function cycled(patterns, n, Type = Float64Array) {
+  const out = new Type(n * NV);
   for (let r = 0; r < n; ++r) out.set(patterns[r % patterns.length], r * NV);
   return out;
 }
@@ -32,7 +33,7 @@ export class Pruning {
     const patterns = barsAndStripes();
     this.patterns = patterns.length;
     this.data = cycled(patterns, patterns.length);
-    this.trainBatch = cycled(patterns, 100);
+    this.trainBatch = cycled(patterns, 100, Uint8Array);
     this.pruneBatch = cycled(patterns, p.batchSize);
     this.rbm = new zeta.Rbm(NV, p.nHidden, p.seed).initFromData(this.data, 0.1);
     this.trainer = new zeta.Trainer(this.rbm, {

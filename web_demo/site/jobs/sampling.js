@@ -1,7 +1,7 @@
 // The sampling panel's job (RBM family): SML-PT training on the images, the PT chains of every temperature
 // posted after every slice.
 import * as zeta from '../zeta/zeta.js';
-import { post, loadData } from './host.js';
+import { post, loadData, trainBatch } from './host.js';
 
 export class Sampling {
   constructor(p) {
@@ -21,7 +21,7 @@ export class Sampling {
     const t0 = performance.now();
     do {
       if (this.offset + this.p.batchSize > train.nRows) this.offset = 0;
-      this.trainer.step(train.slice(this.offset, this.p.batchSize));
+      this.trainer.step(trainBatch(this.offset, this.p.batchSize));
       this.offset += this.p.batchSize;
       this.updates++;
     } while (performance.now() < deadline);

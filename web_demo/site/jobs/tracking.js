@@ -1,7 +1,7 @@
 // The tracking panel's job (RBM family): tracked log Z and log-likelihoods with their band, exact/AIS references,
 // early stopping, and the tracker's warnings (Trainer.trackingHealth, polled after every update).
 import * as zeta from '../zeta/zeta.js';
-import { post, pause, loadData } from './host.js';
+import { post, pause, loadData, trainBatch } from './host.js';
 
 export class Tracking {
   constructor(p) {
@@ -83,7 +83,7 @@ export class Tracking {
     const { trainFit } = this;
     do {
       if (this.offset + this.p.batchSize > trainFit.nRows) this.offset = 0;
-      this.trainer.step(trainFit.slice(this.offset, this.p.batchSize));
+      this.trainer.step(trainBatch(this.offset, this.p.batchSize));
       this.offset += this.p.batchSize;
       const lz = this.trainer.logZ();
       const step = this.trainer.steps;
