@@ -1,13 +1,15 @@
 // PCD-1 and SML-PT update throughput in node, side by side in one run (bench/wasm/run.sh drives it):
-//   zeta wasm       the WebAssembly module (SIMD, one thread) through zeta.js: Trainer.step on a Dataset;
-//   zeta native     libzeta through the C API (native_pcd, OMP_NUM_THREADS=1), the same calls;
+//   zeta wasm       the WebAssembly module (SIMD, one thread) through zeta.js: Trainer.step on a Dataset, or with
+//                   --rows u8 on 0/1 bytes held in JavaScript (a Uint8Array, copied into the module per step);
+//   zeta native     libzeta through the C API (native_pcd, OMP_NUM_THREADS=1), the same calls (--rows u8:
+//                   zeta_trainer_step_u8 on bytes);
 //   tfjs-wasm       TensorFlow.js with its wasm backend (SIMD; threads set to 1), the same PCD-1 math in float32;
 //   GEMM reference  Eigen's GEMM compiled with the module's flags (gemm.cpp -> gemm.mjs): float and double
 //                   GFLOP/s of the (100 x 784)(784 x 500) product, in this run; and zeta wasm's
 //                   Rbm.hiddenProbs on 1000 rows (double GEMM + sigmoid through the C API).
 // Model 784 x 500, batch 100, 100 persistent chains (PT: 10 temperatures x 10 chains); float kernels
 // (single_precision 1) unless --double. Prints a table and writes results.json next to the arguments' out dir.
-// Usage: node run.mjs PKG_DIR NATIVE_EXE OUT_JSON GEMM_MJS [--updates N] [--double]
+// Usage: node run.mjs PKG_DIR NATIVE_EXE OUT_JSON GEMM_MJS [--updates N] [--double] [--rows f64|u8]
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -19,6 +21,8 @@ const [pkgDir, nativeExe, outJson, gemmMjs] = args;
 const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? Number(args[i + 1]) : dflt; };
 const UPDATES = opt('--updates', 20);
 const SINGLE = args.includes('--double') ? 0 : 1;
+const ROWS = args.includes('--rows') ? args[args.indexOf('--rows') + 1] : 'f64';
+if (ROWS !== 'f64' && ROWS !== 'u8') throw new Error('--rows must be f64 or u8');
 const NV = 784, NH = 500, BATCH = 100, CHAINS = 100, PT_M = 10, PT_N = 10;
 // Flops of one PCD-1 update: positive phase and its gradient 2*2*n*nv*nh; negative phase h|v, v|h, h|v' and
 // its gradient 4*2*N*nv*nh. PT with M*N chains does the same per chain (plus swaps, negligible).
@@ -27,6 +31,7 @@ const pcdFlops = 2 * NV * NH * (2 * BATCH + 4 * CHAINS);
 const zeta = await import(pathToFileURL(path.resolve(pkgDir, 'zeta.js')).href);
 await zeta.init();
 const train = zeta.Dataset.default('train');
+const trainBytes = ROWS === 'u8' ? Uint8Array.from(train.toArray()) : null;
 
 function median(xs) { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; }
 
@@ -51,7 +56,7 @@ function zetaWasm(method) {
   return {
     step: () => {
       if (off + BATCH > train.nRows) off = 0;
-      tr.step(train.slice(off, BATCH));
+      tr.step(trainBytes ? trainBytes.subarray(off * NV, (off + BATCH) * NV) : train.slice(off, BATCH));
       off += BATCH;
     },
     dispose: () => { tr.dispose(); rbm.dispose(); },
@@ -75,7 +80,7 @@ function gemmReference() {
 function native(method) {
   const env = { ...process.env, OMP_NUM_THREADS: '1' };
   const p = spawnSync(nativeExe, [String(method), String(NV), String(NH), String(BATCH), String(PT_M),
-                                  String(method === 2 ? PT_N : CHAINS), String(UPDATES), String(SINGLE)],
+                                  String(method === 2 ? PT_N : CHAINS), String(UPDATES), String(SINGLE), ROWS],
                       { env, encoding: 'utf8' });
   if (p.status !== 0) throw new Error(`native_pcd failed: ${p.stderr}`);
   const j = JSON.parse(p.stdout);
@@ -121,7 +126,7 @@ async function tfjsPcd() {
 }
 
 const results = { config: { NV, NH, batch: BATCH, chains: CHAINS, pt: `${PT_M}x${PT_N}`, updates: UPDATES,
-                            precision: SINGLE ? 'float' : 'double', cpu: os.cpus()[0]?.model, node: process.version },
+                            precision: SINGLE ? 'float' : 'double', rows: ROWS, cpu: os.cpus()[0]?.model, node: process.version },
                   pcdFlops };
 // The contenders are timed in ROUNDS rounds, one block of each per round, so that a change of machine load hits
 // all of them alike; each figure is the median over rounds and each ratio the median of the per-round ratios.
