@@ -1,5 +1,6 @@
 // Compiled with `tsc --noEmit --strict` against the installed package's zeta.d.ts (CTest: wasm_npm_package).
 import zetaDefault, { init, Rbm, Trainer, Dataset, Options, ZetaError, EbpNet, EBP_P, type Progress } from 'zeta-wasm';
+import { buildInfo, numThreads, setNumThreads, type TrainerRows } from 'zeta-wasm';
 import { TRACKING_LOW_ESS, type TrackingHealth } from 'zeta-wasm';
 import { Darn, DARN_ESTIMATOR_REINFORCE, type DarnBlock } from 'zeta-wasm';
 
@@ -10,6 +11,11 @@ async function main(): Promise<number> {
   const opts = new Options({ learning_rate: 0.005, adaptive_tempering: true }).set('n_temperatures', 8);
   const trainer = new Trainer(rbm, opts);
   trainer.train(data, { batchSize: 100, updates: 10, onProgress: (p: Progress) => p.done < 5 });
+  const bytes: TrainerRows = new Uint8Array(2 * 784);
+  trainer.step(bytes).step(new Float32Array(784)).train(new Uint8Array(784 * 4), { batchSize: 2 });
+  const visible: Float64Array = rbm.gibbs(new Float64Array(784).fill(0.5), 2);
+  setNumThreads(1);
+  const info: string = `${buildInfo()} on ${numThreads()} thread`;
   const { mean, stdDev }: { mean: number; stdDev: number } = trainer.logZ();
   const rates: Float64Array = trainer.swapRates();
   const health: TrackingHealth = trainer.trackingHealth();
@@ -35,6 +41,7 @@ async function main(): Promise<number> {
   net?.dispose();
   darn.dispose();
   data.dispose();
-  return mean + stdDev + rates.length + (lowEss ? 0 : 1) + ais.logZ + err + exact[0] + logProb[0] + stdErr[0] + bound[0] + x.length;
+  return visible.length + info.length +
+      mean + stdDev + rates.length + (lowEss ? 0 : 1) + ais.logZ + err + exact[0] + logProb[0] + stdErr[0] + bound[0] + x.length;
 }
 main().then(console.log);
