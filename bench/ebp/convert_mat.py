@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Converts the EBP paper's .mat data sets into svmlight text for zeta's readers.
 
-Usage: /usr/bin/python3 bench/ebp/convert_mat.py [--src /work/shared/data/ebp] [--out /tmp/zeta-ebp-data]
+Usage: /usr/bin/python3 bench/ebp/convert_mat.py --src DIR [--out /tmp/zeta-ebp-data] [NAME ...]
+
+DIR holds the paper's NAME.mat files (the authors' release of the EBP data sets).
 
 For each NAME.mat (fields `data`, examples x features, and `labels`, +-1) writes OUT/NAME.svm: one line per
 example, "label index:value ...", 1-based indices, values printed with repr (shortest round-trip, so exact).
@@ -50,7 +52,7 @@ def write_svmlight(path, x_csr, labels):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--src", default="/work/shared/data/ebp")
+    ap.add_argument("--src", required=True, help="directory of the paper's NAME.mat files")
     ap.add_argument("--out", default="/tmp/zeta-ebp-data")
     ap.add_argument("names", nargs="*", default=NAMES)
     args = ap.parse_args()

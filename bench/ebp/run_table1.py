@@ -4,11 +4,11 @@
 Usage (from the repository root, after building the two bench programs):
   cmake -S . -B build-ebp -G Ninja -DCMAKE_BUILD_TYPE=Release
   cmake --build build-ebp -j2 --target bench_ebp_table1 bench_ebp_fashion
-  /usr/bin/python3 bench/ebp/run_table1.py [--build build-ebp] [--data /tmp/zeta-ebp-data]
+  /usr/bin/python3 bench/ebp/run_table1.py --mat DIR [--build build-ebp] [--data /tmp/zeta-ebp-data]
       [--logs /tmp/zeta-ebp-logs] [--jobs 2] [--out docs/ebp.md] [--skip-fashion] [--tasks a,b]
 
 Steps (each run writes one log; a log that already holds its RESULT lines is reused, so the script resumes):
- 1. converts the .mat files to svmlight (bench/ebp/convert_mat.py) unless DATA already has them;
+ 1. converts the paper's .mat files in DIR to svmlight (bench/ebp/convert_mat.py) unless DATA already has them;
  2. EBP, binary and real weights, 8-fold CV (bench_ebp_table1 prints EBP-P and EBP-D per fold and pass);
  3. BP: the learning-rate scan LRS x {cross-entropy, squared error} on folds 1-2 of each task, then the best
     (lowest mean error) setting on all 8 folds; "clipped BP" is that net with sign(W) (biases kept), as in the paper.
@@ -89,6 +89,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build-ebp")
     ap.add_argument("--data", default="/tmp/zeta-ebp-data")
+    ap.add_argument("--mat", help="directory of the paper's NAME.mat files (needed when DATA lacks a task)")
     ap.add_argument("--logs", default="/tmp/zeta-ebp-logs")
     ap.add_argument("--out", default="docs/ebp.md")
     ap.add_argument("--jobs", type=int, default=2)
@@ -102,8 +103,11 @@ def main():
 
     missing = [t for t in tasks if not os.path.exists(os.path.join(args.data, t + ".svm"))]
     if missing:
+        if not args.mat:
+            sys.exit("run_table1.py: %s lacks %s; give --mat DIR with the paper's .mat files" % (args.data, ", ".join(missing)))
         here = os.path.dirname(os.path.abspath(__file__))
-        subprocess.check_call(["/usr/bin/python3", os.path.join(here, "convert_mat.py"), "--out", args.data] + missing)
+        subprocess.check_call(["/usr/bin/python3", os.path.join(here, "convert_mat.py"), "--src", args.mat, "--out", args.data]
+                              + missing)
 
     pool = cf.ThreadPoolExecutor(max_workers=args.jobs)
     base = [table1, "--data", args.data]
