@@ -15,6 +15,8 @@ from . import _common as C
 
 METHODS = {"cd": 0, "pcd": 1, "pt": 2}
 LOG_Z_METHODS = ("auto", "exact", "tracked", "settled", "ais")
+# Chains per rung with PT when n_chains is None: zeta's default (the tracking grid's, docs/tracking.md).
+PT_CHAINS = 10
 # AIS standard errors above this mean a few runs carry the estimate and it is likely low (zeta.h).
 AIS_STD_ERR_LIMIT = 0.3
 
@@ -30,15 +32,16 @@ class BernoulliRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
 
     Parameters under scikit-learn's names keep their meaning: ``n_components`` hidden units, ``learning_rate`` the
     step on the mini-batch mean gradient, ``batch_size`` rows per update, ``n_iter`` passes over the rows in order
-    (the last mini-batch of a pass holds the rows left over), ``verbose`` (a tqdm progress bar with the tracked
-    log Z and log-likelihood, shown once a fit has run a second), ``random_state`` (an int in [0, 2^53) is zeta's
+    (the last mini-batch of a pass holds the rows left over), ``verbose`` (a tqdm progress bar shown once a fit has run
+    a second; with method "pt" it shows the tracked log Z and the tracked log-likelihood of binary training rows), ``random_state`` (an int in [0, 2^53) is zeta's
     seed itself).
 
-    zeta's, keyword-only: ``method`` the negative phase, "pt" (parallel tempering with log Z tracked during training),
-    "pcd" (scikit-learn's algorithm: persistent chains, one Gibbs sweep each update) or "cd"; ``n_temperatures`` PT's
-    rungs; ``n_chains`` persistent chains per rung (None: ``batch_size``, as scikit-learn keeps them); ``gibbs_steps``
-    sweeps per update; ``data_move_rungs`` the coldest rungs whose chains also get data-driven moves (None: zeta's
-    default, 1 with PCD and PT); ``momentum``, ``weight_decay``; ``options`` a dict of any further trainer option
+    zeta's, keyword-only: ``method`` the negative phase, "pcd" (scikit-learn's algorithm: persistent chains, a Gibbs
+    sweep each update; the default, with zeta's data moves: the most held-out likelihood per second of training in
+    docs/python.md's measurement), "pt" (parallel tempering with log Z tracked during training) or "cd";
+    ``n_temperatures`` PT's rungs; ``n_chains`` persistent chains per rung (None: ``batch_size`` with PCD, as
+    scikit-learn keeps them; zeta's 10 per rung with PT); ``gibbs_steps`` sweeps per update; ``data_move_rungs`` the
+    coldest rungs whose chains also get data-driven moves (None: zeta's default, 1 with PCD and PT); ``momentum``, ``weight_decay``; ``options`` a dict of any further trainer option
     key of zeta.h; ``n_threads`` zeta's threads for this estimator's calls (None: the calling thread's setting);
     ``log_z_method``, ``ais_runs``, ``ais_betas``, ``exact_max_units``: how ``score_samples`` gets log Z (see
     log_partition).
@@ -81,7 +84,7 @@ class BernoulliRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         n_iter=10,
         verbose=0,
         random_state=None,
-        method="pt",
+        method="pcd",
         n_temperatures=10,
         n_chains=None,
         gibbs_steps=1,
@@ -93,7 +96,7 @@ class BernoulliRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         log_z_method="auto",
         ais_runs=100,
         ais_betas=10000,
-        exact_max_units=22,
+        exact_max_units=23,
     ):
         self.n_components = n_components
         self.learning_rate = learning_rate
@@ -122,7 +125,7 @@ class BernoulliRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         keys = dict(
             method=METHODS[self.method],
             learning_rate=float(self.learning_rate),
-            chains_per_temperature=int(self.n_chains if self.n_chains is not None else self.batch_size),
+            chains_per_temperature=int(self._n_chains()),
             gibbs_steps=int(self.gibbs_steps),
             momentum=float(self.momentum),
             weight_decay=float(self.weight_decay),
@@ -134,6 +137,11 @@ class BernoulliRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
             keys["data_move_rungs"] = int(self.data_move_rungs)
         keys.update(self.options or {})
         return keys
+
+    def _n_chains(self):
+        if self.n_chains is not None:
+            return self.n_chains
+        return PT_CHAINS if self.method == "pt" else self.batch_size
 
     def _new_trainer(self, rbm, seed):
         return zeta.Trainer(rbm, self.trainer_options(), seed=seed)
@@ -305,7 +313,8 @@ class BernoulliRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
     @property
     def h_samples_(self):
         """Hidden states drawn from p(h | v) of the persistent chains at beta = 1 (zeta's chains hold visible
-        states): n_chains x n_components of 0.0/1.0 (batch_size x n_components by default, as scikit-learn's). Drawn
+        states): n_chains x n_components of 0.0/1.0 (batch_size x n_components by default with PCD, as
+        scikit-learn's). Drawn
         once per model change with a generator seeded by the fit's seed and the update count."""
         check_is_fitted(self)
         cached = self.__dict__.get("_h_samples")
