@@ -1,7 +1,10 @@
 """zeta.sklearn's DARN, EBPClassifier and SampledSoftmaxClassifier: the low-level models' numbers, probabilities that
 sum to one, labels of any type, pickling, bad input."""
 
+import os
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -149,3 +152,9 @@ def test_softmax_two_classes_pickle_and_sparse():
     assert np.array_equal(est.predict(sp.csr_matrix(X)), est.predict(X))
     with pytest.raises(zeta.ZetaArgumentError, match="softmax_negatives"):
         SampledSoftmaxClassifier(n_negatives=2).fit(X, y)
+
+
+def test_import_zeta_imports_neither_scikit_learn_nor_dask():
+    code = "import sys, zeta; print(sorted({'sklearn', 'dask', 'distributed', 'tqdm'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ)
+    assert out.stdout.strip() == "[]"

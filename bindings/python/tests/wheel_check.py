@@ -17,6 +17,7 @@ USE = r"""
 import os, pickle, sys
 import numpy as np
 import zeta
+assert not {"sklearn", "dask", "distributed"} & set(sys.modules), "import zeta must not import scikit-learn or dask"
 site = sys.argv[1]
 assert zeta.library_path().startswith(site), (zeta.library_path(), site)
 assert zeta.__file__.startswith(site), zeta.__file__
@@ -27,6 +28,10 @@ with zeta.Rbm(6, 4, seed=1) as rbm:
     again = pickle.loads(pickle.dumps(rbm))
     assert again.to_bytes() == rbm.to_bytes()
     print("installed zeta", zeta.__version__, "log Z", rbm.log_z_exact(), "from", zeta.library_path())
+from zeta.sklearn import BernoulliRBM
+import zeta.dask
+est = BernoulliRBM(n_components=3, n_iter=2, random_state=0).fit(np.eye(6))
+print("zeta.sklearn: mean log-likelihood", est.score(np.eye(6)), "by", est.log_z_method_)
 """
 
 
@@ -54,6 +59,7 @@ def main():
     assert "-py3-none-linux_" in wheel.name, f"{wheel.name}: expected a py3-none-<platform> wheel"
     names = zipfile.ZipFile(wheel).namelist()
     assert "zeta/lib/libzeta.so.0" in names and "zeta/__init__.py" in names, names
+    assert "zeta/sklearn/__init__.py" in names and "zeta/dask.py" in names, names
     assert not any("tests" in n for n in names), names
 
     venv = work / "venv"
