@@ -20,7 +20,13 @@ order above), so a larger --cells extends a smaller run. Results are appended to
 checkpoint to --traces); cells already in the CSV are skipped, so the script can be stopped and rerun.
 
   /usr/bin/python3 bench/rbm/tracking_grid.py --bin build/bench/bench_tracking_grid --cells 30 --jobs 1
+  /usr/bin/python3 bench/rbm/tracking_grid.py --bin build/bench/bench_tracking_grid --cells 30 --dask
   /usr/bin/python3 bench/rbm/tracking_grid.py --summary
+
+--dask runs the runs as tasks of a Dask cluster through zeta.dask (bindings/python; needs python3-distributed): a
+LocalCluster of one single-threaded worker per core (--workers N: N), or the scheduler at --dask ADDRESS, whose
+workers must see the --bin path. A run whose worker dies is rerun elsewhere. The script ends with the runs per hour it achieved (for
+--dask, from the first task to the last result: the cluster's start is reported apart).
 
 --summary prints, per sampler, the share of cells meeting the targets (max |error| <= 1 nat and RMS <= 0.3 after
 the first 500 updates, 2-sd coverage >= 90% pooled and >= 75% in every cell), the worst cells with the sampler's
@@ -38,6 +44,7 @@ import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
@@ -135,19 +142,20 @@ def append_rows(path, rows, columns=None):
             w.writerow(r)
 
 
-def run_cell(binary, c, sampler, args, scratch):
+def run_cell(binary, c, sampler, args):
+    """One run (cell and sampler) in a process of its own, single-threaded; its trace goes through a temporary
+    directory of the machine it runs on (a Dask worker's, with --dask)."""
     name = "".join(ch if ch.isalnum() or ch in ".-" else "_" for ch in "%s_%s" % (cell_id(c), sampler))
-    trace = os.path.join(scratch, "trace_%s.csv" % name)
-    cmd = command(binary, c, sampler, args, trace)
     env = dict(os.environ, OMP_NUM_THREADS="1")
     start = time.time()
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if out.returncode != 0:
-        return c, sampler, None, None, "exit %d: %s" % (out.returncode, out.stderr.strip())
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    with open(trace) as f:
-        trace_rows = list(csv.DictReader(f))
-    os.remove(trace)
+    with tempfile.TemporaryDirectory(prefix="tracking_grid_") as scratch:
+        trace = os.path.join(scratch, "trace_%s.csv" % name)
+        out = subprocess.run(command(binary, c, sampler, args, trace), capture_output=True, text=True, env=env)
+        if out.returncode != 0:
+            return c, sampler, None, None, "exit %d: %s" % (out.returncode, out.stderr.strip())
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+        with open(trace) as f:
+            trace_rows = list(csv.DictReader(f))
     row = dict(cell=cell_id(c), **flatten(result))
     row["sampler"] = sampler  # the script's name for it (data-moves-K runs as --sampler data-moves)
     for r in trace_rows:
@@ -167,28 +175,60 @@ def run_grid(args):
                                                              len(cells) * len(args.samplers) - len(pending)),
           flush=True)
     os.makedirs(os.path.dirname(os.path.abspath(args.csv)), exist_ok=True)
-    scratch = os.path.dirname(os.path.abspath(args.csv))
     deadline = time.time() + args.stop_after * 60 if args.stop_after else None
-    def job(c, s):
+    binary = os.path.abspath(args.bin)
+    run_args = argparse.Namespace(temperatures=args.temperatures, updates=args.updates, checkpoints=args.checkpoints)
+
+    def job(cell_and_sampler):
+        c, s = cell_and_sampler
         if deadline is not None and time.time() >= deadline:
             return c, s, None, None, "skipped: --stop-after"
-        return run_cell(args.bin, c, s, args, scratch)
+        return run_cell(binary, c, s, run_args)
 
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(job, c, s) for c, s in pending]
-        for fut in as_completed(futures):
-            c, s, row, trace_rows, note = fut.result()
-            if row is None:
-                if not note.startswith("skipped"):
-                    print("FAILED %s %s: %s" % (cell_id(c), s, note), file=sys.stderr, flush=True)
-                continue
-            append_rows(args.csv, [row])
-            if trace_rows:
-                append_rows(args.traces, trace_rows, ["cell", "sampler"] + [k for k in trace_rows[0]
-                                                                            if k not in ("cell", "sampler")])
-            print("%-60s %-10s max %8.3f  rms %7.3f  cov %4.2f  ll %8.2f  (%s)" % (
-                cell_id(c), s, float(row["max_abs_error"]), float(row["rms_error"]), float(row["coverage_2sd"]),
-                float(row["train_log_likelihood"]), note), flush=True)
+    done_runs = 0
+    for c, s, row, trace_rows, note in run_jobs(job, pending, args):
+        if row is None:
+            if not note.startswith("skipped"):
+                print("FAILED %s %s: %s" % (cell_id(c), s, note), file=sys.stderr, flush=True)
+            continue
+        append_rows(args.csv, [row])
+        if trace_rows:
+            append_rows(args.traces, trace_rows, ["cell", "sampler"] + [k for k in trace_rows[0]
+                                                                        if k not in ("cell", "sampler")])
+        print("%-60s %-10s max %8.3f  rms %7.3f  cov %4.2f  ll %8.2f  (%s)" % (
+            cell_id(c), s, float(row["max_abs_error"]), float(row["rms_error"]), float(row["coverage_2sd"]),
+            float(row["train_log_likelihood"]), note), flush=True)
+        done_runs += 1
+    if done_runs:
+        seconds = time.time() - args.started
+        print("%d runs in %.1f s%s: %.1f runs per hour" % (
+            done_runs, seconds, args.startup_note, 3600.0 * done_runs / seconds), flush=True)
+
+
+def run_jobs(job, pending, args):
+    """Yields job(run) for every pending run as it finishes: --jobs threads of this machine, or tasks of a Dask
+    cluster (--dask). Sets args.started (the clock the runs per hour use) and args.startup_note."""
+    args.startup_note = ""
+    if args.dask is None:
+        args.started = time.time()
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            futures = [pool.submit(job, run) for run in pending]
+            for fut in as_completed(futures):
+                yield fut.result()
+        return
+    # zeta.dask from this checkout, with the library of --bin's build tree unless ZETA_LIBRARY says otherwise.
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "bindings", "python"))
+    os.environ.setdefault("ZETA_LIBRARY", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(args.bin))),
+                                                       "capi"))
+    import zeta.dask
+
+    begin = time.time()
+    with zeta.dask.connect(None if args.dask == "local" else args.dask, n_workers=args.workers) as client:
+        workers = len(client.scheduler_info()["workers"])
+        args.started = time.time()
+        args.startup_note = " on %d Dask workers (the cluster started in %.1f s before)" % (workers, args.started - begin)
+        for _, result in zeta.dask.iter_runs(job, pending, client=client):
+            yield result
 
 
 # ---- summary ----
@@ -407,6 +447,10 @@ def main():
     p.add_argument("--samplers", default=",".join(SAMPLERS), 
                    help="comma-separated: paper, data-moves, default, data-moves-K (data moves at the K coldest rungs)")
     p.add_argument("--jobs", type=int, default=1, help="processes at a time (each single-threaded)")
+    p.add_argument("--dask", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="run the runs as Dask tasks: a LocalCluster, or the scheduler at ADDRESS")
+    p.add_argument("--workers", type=int, default=None,
+                   help="--dask: the LocalCluster's single-threaded workers (default: one per core)")
     p.add_argument("--temperatures", type=int, default=10)
     p.add_argument("--updates", type=int, default=6000)
     p.add_argument("--checkpoints", type=int, default=40)

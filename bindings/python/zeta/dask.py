@@ -48,9 +48,10 @@ def local_cluster(threads_per_task=1, n_workers=None, **kwargs):
 
 
 @contextlib.contextmanager
-def connect(client=None, threads_per_task=1):
+def connect(client=None, threads_per_task=1, n_workers=None):
     """A distributed.Client for `client` (see the module docstring), closed at the end of the block when this call
-    made it; yields None for "serial"."""
+    made it; yields None for "serial". n_workers: the workers of a LocalCluster made here (default: cores //
+    threads_per_task)."""
     if isinstance(client, str) and client == SERIAL:
         yield None
         return
@@ -60,7 +61,7 @@ def connect(client=None, threads_per_task=1):
         yield client
         return
     if client is None:
-        with local_cluster(threads_per_task) as cluster, Client(cluster) as made:
+        with local_cluster(threads_per_task, n_workers) as cluster, Client(cluster) as made:
             yield made
         return
     if isinstance(client, str):
