@@ -13,8 +13,9 @@ defaults; --lr another rate); the candidates differ in zeta's extras only:
   pt-paper     method "pt" without data moves (Desjardins et al.'s sampler)
 Scales: "exact" trains 20 hidden units and scores the test rows with exact log Z after 1, 2, 5 passes (PT) or 1, 2,
 5, 10, 20 passes (PCD, about five times cheaper per pass); "ais" trains scikit-learn's 256 hidden units for 2
-passes (PT) or 10 (PCD) and scores them with AIS (100 runs, --ais-betas). One thread; the candidates run interleaved seed by seed; times are the fit's CPU seconds (process
-time: on a shared machine less disturbed by other load than wall time). Each line of --out is one checkpoint:
+passes (PT) or 10 (PCD) and scores them with AIS (100 runs, --ais-betas). One thread; the candidates run
+interleaved seed by seed; times are the fit's CPU seconds (process time: on a shared machine less disturbed by
+other load than wall time). Each line of --out is one checkpoint:
 candidate, seed, passes, training CPU seconds, test log-likelihood (and AIS's std error). --summary FILE
 prints the table of docs/python.md: the test log-likelihood of each candidate at the end and at the time the
 fastest candidate took, interpolated along the slower ones' curves.

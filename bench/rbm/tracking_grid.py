@@ -25,8 +25,8 @@ checkpoint to --traces); cells already in the CSV are skipped, so the script can
 
 --dask runs the runs as tasks of a Dask cluster through zeta.dask (bindings/python; needs python3-distributed): a
 LocalCluster of one single-threaded worker per core (--workers N: N), or the scheduler at --dask ADDRESS, whose
-workers must see the --bin path. A run whose worker dies is rerun elsewhere. The script ends with the runs per hour it achieved (for
---dask, from the first task to the last result: the cluster's start is reported apart).
+workers must see the --bin path. A run whose worker dies is rerun elsewhere. The script ends with the runs per hour
+it achieved (for --dask, from the first task to the last result: the cluster's start is reported apart).
 
 --summary prints, per sampler, the share of cells meeting the targets (max |error| <= 1 nat and RMS <= 0.3 after
 the first 500 updates, 2-sd coverage >= 90% pooled and >= 75% in every cell), the worst cells with the sampler's
@@ -226,7 +226,8 @@ def run_jobs(job, pending, args):
     with zeta.dask.connect(None if args.dask == "local" else args.dask, n_workers=args.workers) as client:
         workers = len(client.scheduler_info()["workers"])
         args.started = time.time()
-        args.startup_note = " on %d Dask workers (the cluster started in %.1f s before)" % (workers, args.started - begin)
+        args.startup_note = " on %d Dask workers (the cluster started in %.1f s before)" % (
+            workers, args.started - begin)
         for _, result in zeta.dask.iter_runs(job, pending, client=client):
             yield result
 

@@ -226,6 +226,7 @@ def test_pickle_keeps_the_model(data):
     assert np.array_equal(copy.score_samples(data), est.score_samples(data))
     assert np.array_equal(copy.h_samples_, est.h_samples_)
     assert copy.trainer_ is None and copy.get_params() == est.get_params()
+    assert est.trainer_ is not None  # pickling leaves the original as it was
     assert copy.partial_fit(data[:10]) is copy and copy.trainer_.steps == 1  # new chains, same model to start
 
 
@@ -245,9 +246,10 @@ def test_bad_input_is_refused_with_the_entry_named(data):
     assert est.transform(half).shape == (64, 4)  # probabilities are fine where no likelihood is asked
     with pytest.raises(ValueError, match=r"transform takes values in \[0, 1\].*row 0, column 1 is -1"):
         est.transform(np.where(np.arange(16) == 1, -1.0, 0.0)[None].repeat(3, 0))
-    for rows, message in ((np.full((2, 16), np.nan), "NaN"), (np.zeros((2, 15)), "15 features"),
-                          (np.zeros((0, 16)), "0 sample"), (np.zeros(16), "2D array"),
-                          (np.array([["a"] * 16]), "string"), (np.zeros((2, 16), dtype=complex), "Complex")):  # fmt: skip
+    bad_rows = [(np.full((2, 16), np.nan), "NaN"), (np.zeros((2, 15)), "15 features"), (np.zeros((0, 16)), "0 sample"),
+                (np.zeros(16), "2D array"), (np.array([["a"] * 16]), "string"),
+                (np.zeros((2, 16), dtype=complex), "Complex")]  # fmt: skip
+    for rows, message in bad_rows:
         with pytest.raises(ValueError, match=message):
             est.transform(rows)
     with pytest.raises(ValueError, match="n_components"):

@@ -77,7 +77,9 @@ class EBPClassifier(ClassifierMixin, BaseEstimator):
         if hidden.size == 1 and hidden[0] == 0:
             return []
         if hidden.ndim != 1 or hidden.dtype.kind not in "iu" or (hidden < 1).any():
-            raise ValueError(f"hidden_layer_sizes must be positive integers (or 0: none), got {self.hidden_layer_sizes!r}")
+            raise ValueError(
+                f"hidden_layer_sizes must be positive integers (or 0: none), got {self.hidden_layer_sizes!r}"
+            )
         return [int(s) for s in hidden]
 
     def _inputs(self, X):

@@ -4,7 +4,6 @@ import numbers
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -32,19 +31,19 @@ class BernoulliRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
 
     Parameters under scikit-learn's names keep their meaning: ``n_components`` hidden units, ``learning_rate`` the
     step on the mini-batch mean gradient, ``batch_size`` rows per update, ``n_iter`` passes over the rows in order
-    (the last mini-batch of a pass holds the rows left over), ``verbose`` (a tqdm progress bar shown once a fit has run
-    a second; with method "pt" it shows the tracked log Z and the tracked log-likelihood of binary training rows), ``random_state`` (an int in [0, 2^53) is zeta's
-    seed itself).
+    (the last mini-batch of a pass holds the rows left over), ``verbose`` (a tqdm progress bar shown once a fit has
+    run a second; with method "pt" it shows the tracked log Z and the tracked log-likelihood of binary training
+    rows), ``random_state`` (an int in [0, 2^53) is zeta's seed itself).
 
     zeta's, keyword-only: ``method`` the negative phase, "pcd" (scikit-learn's algorithm: persistent chains, a Gibbs
     sweep each update; the default, with zeta's data moves: the most held-out likelihood per second of training in
     docs/python.md's measurement), "pt" (parallel tempering with log Z tracked during training) or "cd";
     ``n_temperatures`` PT's rungs; ``n_chains`` persistent chains per rung (None: ``batch_size`` with PCD, as
     scikit-learn keeps them; zeta's 10 per rung with PT); ``gibbs_steps`` sweeps per update; ``data_move_rungs`` the
-    coldest rungs whose chains also get data-driven moves (None: zeta's default, 1 with PCD and PT); ``momentum``, ``weight_decay``; ``options`` a dict of any further trainer option
-    key of zeta.h; ``n_threads`` zeta's threads for this estimator's calls (None: the calling thread's setting);
-    ``log_z_method``, ``ais_runs``, ``ais_betas``, ``exact_max_units``: how ``score_samples`` gets log Z (see
-    log_partition).
+    coldest rungs whose chains also get data-driven moves (None: zeta's default, 1 with PCD and PT); ``momentum``,
+    ``weight_decay``; ``options`` a dict of any further trainer option key of zeta.h; ``n_threads`` zeta's threads
+    for this estimator's calls (None: the calling thread's setting); ``log_z_method``, ``ais_runs``, ``ais_betas``,
+    ``exact_max_units``: how ``score_samples`` gets log Z (see log_partition).
 
     Training rows hold values in [0, 1], read as the probabilities that the visible units are on (scikit-learn's
     convention for grey levels); ``score_samples`` and ``score`` take 0/1 rows only. Dense float32 rows train without
@@ -498,7 +497,7 @@ class BernoulliRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
     # ---- pickling ----
 
     def __getstate__(self):
-        state = super().__getstate__()
+        state = dict(super().__getstate__())  # a copy: object.__getstate__ returns __dict__ itself
         if "_rbm" in state:
             try:
                 h = self.h_samples_
