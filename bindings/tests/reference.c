@@ -5,10 +5,16 @@
  * Usage: zeta_bindings_reference MODEL N_RUNS N_BETAS SEED [prune]
  *        zeta_bindings_reference darn DARN_MODEL N_SAMPLES SEED
  *        zeta_bindings_reference gibbs MODEL SEED N_STEPS
+ *        zeta_bindings_reference train METHOD SEED N_PASSES
  * The second form scores the first DARN_ROWS rows of the embedded test set with a DARN model file: exact,
  * importance-sampled (value and standard error) log p(x) and the description length, and the row sums of
  * DARN_ROWS exact samples. The third form runs zeta_rbm_gibbs, with the model's generator reseeded by SEED, from
- * the tests' bars-and-stripes rows mapped to the mean-field values 0.125 / 0.875, and prints the visible states. */
+ * the tests' bars-and-stripes rows mapped to the mean-field values 0.125 / 0.875, and prints the visible states.
+ * The fourth trains a new 16 x 8 model (zeta_rbm_new with SEED) by trainer method METHOD (0 CD, 1 PCD, 2 PT with
+ * 5 temperatures), 10 chains per temperature, learning rate 0.05, seed SEED, visible_probabilities 1, on those
+ * mean-field rows: N_PASSES passes of three mini-batches of 20 rows (zeta_trainer_train) and a step on the 4 rows
+ * left over (a scikit-learn BernoulliRBM's passes with batch_size 20); it prints W, b, c and, with PT, the
+ * tracked log Z and its standard deviation. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,19 +133,56 @@ static int gibbs_reference(const char *path, uint64_t seed, int32_t n_steps) {
   return ok ? 0 : 1;
 }
 
+static int train_reference(int32_t method, uint64_t seed, int32_t n_passes) {
+  double v[PRUNE_ROWS * PRUNE_NV], W[PRUNE_NV * 8], b[PRUNE_NV], c[8], log_z[2];
+  zeta_rbm *rbm = NULL;
+  zeta_options *opts = NULL;
+  zeta_trainer *trainer = NULL;
+  int i, ok;
+  bars_and_stripes(v);
+  for (i = 0; i < PRUNE_ROWS * PRUNE_NV; ++i) v[i] = 0.125 + 0.75 * v[i];
+  ok = zeta_rbm_new(PRUNE_NV, 8, seed, &rbm) == ZETA_OK && zeta_options_new(&opts) == ZETA_OK &&
+       zeta_options_set(opts, "method", method) == ZETA_OK &&
+       zeta_options_set(opts, "learning_rate", 0.05) == ZETA_OK &&
+       zeta_options_set(opts, "chains_per_temperature", 10) == ZETA_OK &&
+       zeta_options_set(opts, "visible_probabilities", 1) == ZETA_OK &&
+       zeta_options_set(opts, "seed", (double)seed) == ZETA_OK &&
+       (method != 2 || zeta_options_set(opts, "n_temperatures", 5) == ZETA_OK) &&
+       zeta_trainer_new(rbm, opts, &trainer) == ZETA_OK;
+  for (i = 0; ok && i < n_passes; ++i)
+    ok = zeta_trainer_train(trainer, v, 60, 20, 3, NULL, NULL) == ZETA_OK &&
+         zeta_trainer_step(trainer, v + 60 * PRUNE_NV, 4) == ZETA_OK;
+  ok = ok && zeta_rbm_get_params(rbm, W, b, c) == ZETA_OK &&
+       (method != 2 || zeta_trainer_log_z(trainer, &log_z[0], &log_z[1]) == ZETA_OK);
+  if (ok) {
+    print_bits("train_W", W, PRUNE_NV * 8);
+    print_bits("train_b", b, PRUNE_NV);
+    print_bits("train_c", c, 8);
+    if (method == 2) print_bits("train_log_z", log_z, 2);
+  } else {
+    fprintf(stderr, "zeta: %s\n", zeta_last_error());
+  }
+  zeta_trainer_free(trainer);
+  zeta_options_free(opts);
+  zeta_rbm_free(rbm);
+  return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   zeta_rbm *rbm = NULL;
   double exact = 0, ais = 0, err = 0;
   if (argc != 5 && !(argc == 6 && strcmp(argv[5], "prune") == 0)) {
     fprintf(stderr,
             "usage: %s MODEL N_RUNS N_BETAS SEED [prune] | darn DARN_MODEL N_SAMPLES SEED\n"
-            "       | gibbs MODEL SEED N_STEPS\n",
+            "       | gibbs MODEL SEED N_STEPS | train METHOD SEED N_PASSES\n",
             argv[0]);
     return 2;
   }
   if (strcmp(argv[1], "darn") == 0)
     return darn_reference(argv[2], strtoll(argv[3], NULL, 10), strtoull(argv[4], NULL, 10));
   if (strcmp(argv[1], "gibbs") == 0) return gibbs_reference(argv[2], strtoull(argv[3], NULL, 10), atoi(argv[4]));
+  if (strcmp(argv[1], "train") == 0)
+    return train_reference((int32_t)atoi(argv[2]), strtoull(argv[3], NULL, 10), (int32_t)atoi(argv[4]));
   if (zeta_rbm_load(argv[1], &rbm) != ZETA_OK || zeta_rbm_log_z_exact(rbm, &exact) != ZETA_OK ||
       zeta_rbm_log_z_ais(rbm, (int32_t)atoi(argv[2]), (int32_t)atoi(argv[3]), strtoull(argv[4], NULL, 10), &ais,
                          &err) != ZETA_OK) {
