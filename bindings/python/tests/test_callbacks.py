@@ -102,6 +102,15 @@ def test_closing_from_the_own_callback_frees_after_the_call(rbm):
         doomed.log_z_exact()
 
 
+@pytest.fixture(autouse=True)
+def sigint_raises():
+    """SIGINT raises KeyboardInterrupt during each test, as in an interactive Python: a process started in the
+    background of a non-interactive shell inherits SIGINT ignored, and Python then leaves it so."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def interrupt_after(seconds):
     timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
