@@ -171,12 +171,22 @@ class BernoulliRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
     # ---- fitting ----
 
     def _training_rows(self, X, reset, what):
+        # Each dtype goes to the trainer's entry point for it without a copy (float64, float32; uint8 and bool as
+        # bytes); C order so that the passes' slices are contiguous. Integer arrays, whose values in [0, 1] are 0/1,
+        # become bytes once after the range check (a wrap-around could make 256 a valid 0).
         if isinstance(X, np.ndarray) and X.dtype == np.bool_:
             X = X.view(np.uint8)
+        integer = isinstance(X, np.ndarray) and X.dtype.kind in "iu"
         X = self._validate_data(
-            X, accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32, np.uint8), reset=reset
+            X,
+            accept_sparse=("csr", "csc"),
+            dtype=None if integer else (np.float64, np.float32, np.uint8),
+            order="C",
+            reset=reset,
         )
         C.require_unit_interval(X, what)
+        if integer:
+            return X.astype(np.uint8)
         return C.dense(X)
 
     def fit(self, X, y=None):
