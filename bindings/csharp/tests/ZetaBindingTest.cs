@@ -355,6 +355,33 @@ public static class ZetaBindingTest {
     }
   }
 
+  /// <summary>Seeded training: a new model trained by CD, PCD and PT with a seed gets the C API's W, b, c and tracked
+  /// log Z to the last bit (zeta_bindings_reference train, whose output the Java and Python tests also
+  /// demand).</summary>
+  private static void TestSeededTraining(string exe) {
+    double[] v = BarsAndStripes().Select(x => 0.125 + 0.75 * x).ToArray();
+    double[] head = v.Take(60 * NV).ToArray();
+    double[] tail = v.Skip(60 * NV).ToArray();
+    for (int method = 0; method < 3; method++) {
+      Dictionary<string, double[]> reference = Reference(exe, $"train {method} 11 2");
+      using (var o = new Options().Set("method", method).Set("learning_rate", 0.05).Set("chains_per_temperature", 10)
+                         .Set("visible_probabilities", 1).Set("seed", 11).Set("n_temperatures", method == 2 ? 5 : 1))
+      using (var rbm = new Rbm(NV, 8, 11))
+      using (var t = new Trainer(rbm, o)) {
+        for (int pass = 0; pass < 2; pass++) {
+          t.Train(head, 20, 3);
+          t.Step(tail);
+        }
+        Check(SameBits(rbm.Weights(), reference["train_W"]) && SameBits(rbm.VisibleBias(), reference["train_b"]) &&
+              SameBits(rbm.HiddenBias(), reference["train_c"]), $"method {method}: the C API's model");
+        if (method == 2) {
+          Estimate e = t.LogZ();
+          Check(SameBits(new[] {e.Value, e.StdDev}, reference["train_log_z"]), "the C API's tracked log Z");
+        }
+      }
+    }
+  }
+
   /// <summary>The build's description; the thread count is the calling thread's own.</summary>
   private static void TestBuildInfoAndThreads() {
     string info = Library.BuildInfo;
@@ -1004,6 +1031,7 @@ public static class ZetaBindingTest {
       new KeyValuePair<string, Action>("training and files", () => TestTrainingAndFiles(args[1])),
       new KeyValuePair<string, Action>("row types", TestRowTypes),
       new KeyValuePair<string, Action>("gibbs", () => TestGibbs(args[0], args[1])),
+      new KeyValuePair<string, Action>("seeded training", () => TestSeededTraining(args[0])),
       new KeyValuePair<string, Action>("build info and threads", TestBuildInfoAndThreads),
       new KeyValuePair<string, Action>("tracking health", TestTrackingHealth),
       new KeyValuePair<string, Action>("bad input", TestBadInput),

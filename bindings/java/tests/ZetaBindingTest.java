@@ -388,6 +388,35 @@ public final class ZetaBindingTest {
     }
   }
 
+  /** Seeded training: a new model trained by CD, PCD and PT with a seed gets the C API's W, b, c and tracked log Z
+   *  to the last bit (zeta_bindings_reference train, whose output the C# and Python tests also demand). */
+  private static void testSeededTraining(String exe) throws IOException, InterruptedException {
+    double[] v = barsAndStripes();
+    for (int i = 0; i < v.length; i++) {
+      v[i] = 0.125 + 0.75 * v[i];
+    }
+    double[] head = Arrays.copyOf(v, 60 * NV);
+    double[] tail = Arrays.copyOfRange(v, 60 * NV, 64 * NV);
+    for (int method = 0; method < 3; method++) {
+      Map<String, double[]> ref = reference(exe, "train", Integer.toString(method), "11", "2");
+      try (Options o = new Options().set("method", method).set("learning_rate", 0.05)
+               .set("chains_per_temperature", 10).set("visible_probabilities", 1).set("seed", 11)
+               .set("n_temperatures", method == 2 ? 5 : 1);
+           Rbm rbm = new Rbm(NV, 8, 11); Trainer t = new Trainer(rbm, o)) {
+        for (int pass = 0; pass < 2; pass++) {
+          t.train(head, 20, 3);
+          t.step(tail);
+        }
+        check(sameBits(rbm.weights(), ref.get("train_W")) && sameBits(rbm.visibleBias(), ref.get("train_b"))
+              && sameBits(rbm.hiddenBias(), ref.get("train_c")), "method " + method + ": the C API's model");
+        if (method == 2) {
+          Estimate e = t.logZ();
+          check(sameBits(new double[] {e.value(), e.stdDev()}, ref.get("train_log_z")), "the C API's tracked log Z");
+        }
+      }
+    }
+  }
+
   /** The build's description; the thread count is the calling thread's own. */
   private static void testBuildInfoAndThreads() throws InterruptedException {
     String info = Zeta.buildInfo();
@@ -1055,7 +1084,7 @@ public final class ZetaBindingTest {
     }
     Path dir = Paths.get(args[1]);
     Files.createDirectories(dir);
-    String[] names = {"basics", "bit-for-bit log Z", "training and files", "row types", "gibbs",
+    String[] names = {"basics", "bit-for-bit log Z", "training and files", "row types", "gibbs", "seeded training",
                       "build info and threads", "tracking health", "bad input",
                       "cancellation", "threads",
                       "EBP and softmax", "DARN",
@@ -1071,6 +1100,7 @@ public final class ZetaBindingTest {
           case "training and files": testTrainingAndFiles(dir); break;
           case "row types": testRowTypes(); break;
           case "gibbs": testGibbs(args[0], dir); break;
+          case "seeded training": testSeededTraining(args[0]); break;
           case "build info and threads": testBuildInfoAndThreads(); break;
           case "tracking health": testTrackingHealth(); break;
           case "bad input": testBadInput(dir); break;
