@@ -17,7 +17,7 @@ passes (PT) or 10 (PCD) and scores them with AIS (100 runs, --ais-betas). One th
 interleaved seed by seed; times are the fit's CPU seconds (process time: on a shared machine less disturbed by
 other load than wall time). Each line of --out is one checkpoint:
 candidate, seed, passes, training CPU seconds, test log-likelihood (and AIS's std error). --summary FILE
-prints the table of docs/python.md: the test log-likelihood of each candidate at the end and at the time the
+prints the table for docs/python.md: the test log-likelihood of each candidate at the end and at the time the
 fastest candidate took, interpolated along the slower ones' curves.
 """
 import argparse
@@ -107,8 +107,9 @@ def summary(path):
             times = sorted({statistics.median(r["seconds"] for r in pt if r["passes"] == p)
                             for p in {r["passes"] for r in pt}}) if pt else []
             print(f"\n{scale}, learning rate {lr}: test log-likelihood (nats), median over seeds, at CPU seconds")
-            print("| candidate | " + " | ".join(f"{t:.1f} s" for t in times) + " | end (passes, s) | tracked - true |")
-            print("|---|" + "---|" * (len(times) + 2))
+            header = ["candidate"] + [f"{t:.1f} s" for t in times] + ["end (passes, s)", "tracked - true"]
+            print("| " + " | ".join(header) + " |")
+            print("|" + "---|" * len(header))
             for c, seeds in curves.items():
                 cells = []
                 for t in times:
@@ -121,10 +122,10 @@ def summary(path):
                 last = max(r["passes"] for r in mine if r["candidate"] == c)
                 final = [r for r in mine if r["candidate"] == c and r["passes"] == last]
                 tracked = [r["tracked_error"] for r in final if "tracked_error" in r]
-                print(f"| {c} | " + " | ".join(cells) +
-                      f" | {statistics.median(r['test_ll'] for r in final):.1f} ({last}, "
-                      f"{statistics.median(r['seconds'] for r in final):.1f} s) | " +
-                      (f"{statistics.median(tracked):+.1f} |" if tracked else "— |"))
+                end = (f"{statistics.median(r['test_ll'] for r in final):.1f} ({last}, "
+                       f"{statistics.median(r['seconds'] for r in final):.1f} s)")
+                cells = [c] + cells + [end, f"{statistics.median(tracked):+.1f}" if tracked else "—"]
+                print("| " + " | ".join(cells) + " |")
 
 
 def main():
