@@ -93,3 +93,26 @@ def test_a_killed_worker_loses_nothing(client, tmp_path):
     assert os.path.exists(marker), "the task did not kill its worker"
     serial = zeta.dask.map_runs(train, range(1, 5), shared=dict(data=bars_and_stripes()), client="serial")
     assert [r[:3] for r in results] == [r[:3] for r in serial]
+
+
+def worker_threads(_):
+    return zeta.get_num_threads()
+
+
+def test_scikit_learn_searches_on_the_dask_joblib_backend(client):
+    """GridSearchCV under joblib's Dask backend: the workers' OMP_NUM_THREADS=1 sets zeta's threads, and the
+    scores equal a search in this process with one thread."""
+    joblib = pytest.importorskip("joblib")
+    from sklearn.model_selection import GridSearchCV
+
+    assert client.gather(client.map(worker_threads, range(4))) == [1, 1, 1, 1]
+    data = bars_and_stripes()
+    grid = {"n_components": [4, 8], "learning_rate": [0.05, 0.1]}
+    with joblib.parallel_backend("dask"):
+        on_cluster = GridSearchCV(BernoulliRBM(n_iter=3, random_state=1), grid, cv=2).fit(data)
+    with zeta.num_threads(1):
+        serial = GridSearchCV(BernoulliRBM(n_iter=3, random_state=1), grid, cv=2).fit(data)
+    scores = on_cluster.cv_results_["split0_test_score"], on_cluster.cv_results_["split1_test_score"]
+    assert bits(scores).tolist() == bits((serial.cv_results_["split0_test_score"],
+                                          serial.cv_results_["split1_test_score"])).tolist()  # fmt: skip
+    assert on_cluster.best_params_ == serial.best_params_
