@@ -594,13 +594,34 @@ static void test_chains(void) {
   zeta_rbm_free(rbm);
 }
 
-int main(void) {
+/* The parts, by name: with names as arguments only those run (CTest runs the quick ones and the long ones as two
+ * tests), with none every part. */
+static const struct {
+  const char *name;
+  void (*run)(void);
+} kParts[] = {{"exact_costs", test_exact_costs},
+              {"bad_input", test_pruner_bad_input},
+              {"trainer_after_removal", test_trainer_after_removal},
+              {"defaults", test_pruner_defaults},
+              {"anchor", test_anchor},
+              {"chains", test_chains}};
+
+int main(int argc, char **argv) {
+  const int n_parts = (int)(sizeof kParts / sizeof kParts[0]);
+  int i, k;
+  for (i = 1; i < argc; ++i) {
+    for (k = 0; k < n_parts && strcmp(argv[i], kParts[k].name) != 0; ++k) {
+    }
+    if (k == n_parts) {
+      fprintf(stderr, "test_pruner: no part named %s\n", argv[i]);
+      return 2;
+    }
+  }
   make_patterns();
-  test_exact_costs();
-  test_pruner_bad_input();
-  test_trainer_after_removal();
-  test_pruner_defaults();
-  test_anchor();
-  test_chains();
+  for (k = 0; k < n_parts; ++k) {
+    int wanted = argc == 1;
+    for (i = 1; i < argc; ++i) wanted |= strcmp(argv[i], kParts[k].name) == 0;
+    if (wanted) kParts[k].run();
+  }
   return TEST_SUMMARY("test_pruner");
 }
