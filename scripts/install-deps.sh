@@ -10,8 +10,9 @@ packages=(
   # The BLAS the core's large products run on (OpenMP build, cmake/ZetaBlas.cmake); BLIS only for the benchmark's
   # comparison of GEMM speeds
   libopenblas-openmp-dev libblis-openmp-dev
-  # C API: sanitizers, Valgrind, libFuzzer (clang's runtime)
-  clang-14 libclang-rt-14-dev valgrind
+  # C API: sanitizers, Valgrind, libFuzzer (clang's runtime); LLVM's OpenMP runtime with its Archer tool, which
+  # the ThreadSanitizer run needs (tests/c/run_tsan.sh)
+  clang-14 libclang-rt-14-dev valgrind libomp-14-dev
   # Source formatting (the format_check test pins clang-format 14)
   clang-format-14
   # Data and the experiments' peers and plots
