@@ -38,7 +38,8 @@ void need_positive(std::int64_t n, const char* name) {
 }
 
 std::int64_t element_count(std::int64_t rows, std::int64_t cols, const char* name) {
-  if (rows > std::numeric_limits<std::int64_t>::max() / 8 / cols)
+  // Eight bytes an element fit the address space: the counts are then Eigen sizes too (32 bits in WebAssembly).
+  if (rows > std::numeric_limits<std::ptrdiff_t>::max() / 8 / cols)
     fail(std::string(name) + " is too large (" + std::to_string(rows) + " rows)");
   return rows * cols;
 }
@@ -108,12 +109,12 @@ template void check_values<std::uint8_t>(const std::uint8_t*, std::int64_t, std:
 
 MatrixD read_rows(const double* data, std::int64_t n_rows, std::int64_t n_cols, const char* name, bool binary) {
   check_values(data, n_rows, n_cols, name, binary ? Values::kBinary : Values::kFinite);
-  return Eigen::Map<const MatrixD>(data, n_rows, n_cols);
+  return Eigen::Map<const MatrixD>(data, static_cast<Eigen::Index>(n_rows), static_cast<Eigen::Index>(n_cols));
 }
 
 MatrixD read_probabilities(const double* data, std::int64_t n_rows, std::int64_t n_cols, const char* name) {
   check_values(data, n_rows, n_cols, name, Values::kProbability);
-  return Eigen::Map<const MatrixD>(data, n_rows, n_cols);
+  return Eigen::Map<const MatrixD>(data, static_cast<Eigen::Index>(n_rows), static_cast<Eigen::Index>(n_cols));
 }
 
 std::vector<int> read_labels(const int32_t* labels, std::int64_t n_rows, int n_classes, bool sign_labels,

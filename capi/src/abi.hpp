@@ -64,7 +64,8 @@ void need(const T* p, const char* name) {
 
 void need_positive(std::int64_t n, const char* name);
 
-// rows x cols elements, guarding the product against overflow (the caller's array must hold that many).
+// rows x cols elements, guarding the product against overflow and arrays beyond the address space (the caller's
+// array must hold that many).
 std::int64_t element_count(std::int64_t rows, std::int64_t cols, const char* name);
 
 // What the values of a caller matrix must be: finite; 0 or 1; in [0, 1].

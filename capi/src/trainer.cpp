@@ -31,7 +31,8 @@ void step_rows(zeta_trainer* trainer, const T* batch, int64_t n_rows) {
   need(trainer, "trainer");
   const int64_t n_visible = trainer->rbm->model.n_visible();
   check_values(batch, n_rows, n_visible, "batch", std::is_same_v<T, uint8_t> ? Values::kBinary : trainer->rows);
-  trainer->session.step(zeta::RowsView(batch, n_rows, n_visible));
+  // Checked counts of a caller array: Eigen sizes (element_count).
+  trainer->session.step(zeta::RowsView(batch, static_cast<Eigen::Index>(n_rows), static_cast<Eigen::Index>(n_visible)));
 }
 
 template <class T>
@@ -42,7 +43,8 @@ void train_rows(zeta_trainer* trainer, const T* data, int64_t n_rows, int64_t ba
   need_positive(n_updates, "n_updates");
   const int64_t n_visible = trainer->rbm->model.n_visible();
   check_values(data, n_rows, n_visible, "data", std::is_same_v<T, uint8_t> ? Values::kBinary : trainer->rows);
-  trainer->session.train(zeta::RowsView(data, n_rows, n_visible), batch_size, n_updates, adapt(progress, user_data));
+  trainer->session.train(zeta::RowsView(data, static_cast<Eigen::Index>(n_rows), static_cast<Eigen::Index>(n_visible)),
+                         batch_size, n_updates, adapt(progress, user_data));
 }
 
 const zeta::TrackedTrainer& tracked_of(const zeta_trainer* trainer) {

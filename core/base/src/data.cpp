@@ -116,10 +116,13 @@ Dataset read_idx(const std::string& images_path, const std::string& labels_path,
   Dataset d;
   d.width = static_cast<int>(cols);
   d.height = static_cast<int>(rows);
-  d.x.resize(n, pixels);
+  // The n images' pixels are in memory (img), so their counts are Eigen sizes (32 bits in the WebAssembly module).
+  const auto n_images = static_cast<Eigen::Index>(n), n_pixels = static_cast<Eigen::Index>(pixels);
+  d.x.resize(n_images, n_pixels);
   advise_huge_pages(d.x.data(), sizeof(double) * static_cast<std::size_t>(d.x.size()));
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t k = 0; k < pixels; ++k) d.x(i, k) = img[static_cast<std::size_t>(16 + i * pixels + k)] / 255.0;
+  for (Eigen::Index i = 0; i < n_images; ++i)
+    for (Eigen::Index k = 0; k < n_pixels; ++k)
+      d.x(i, k) = img[static_cast<std::size_t>(16 + i * n_pixels + k)] / 255.0;
   if (!labels_path.empty()) {
     const auto lab = read_whole_file(labels_path);
     if (lab.size() < 8 || read_be32(lab, 0) != 0x00000801U)
@@ -197,8 +200,9 @@ Dataset default_dataset() {
 Dataset slice_rows(const Dataset& d, std::int64_t first, std::int64_t count) {
   require(first >= 0 && count >= 0 && first + count <= d.x.rows(), "row range out of bounds");
   Dataset out;
-  out.x = d.x.middleRows(first, count);
-  if (!d.labels.empty()) out.labels.assign(d.labels.begin() + first, d.labels.begin() + first + count);
+  const auto at = static_cast<Eigen::Index>(first), n = static_cast<Eigen::Index>(count);  // rows of d.x
+  out.x = d.x.middleRows(at, n);
+  if (!d.labels.empty()) out.labels.assign(d.labels.begin() + at, d.labels.begin() + at + n);
   out.width = d.width;
   out.height = d.height;
   return out;

@@ -24,7 +24,8 @@ void MiniBatchEpochs::run(std::int64_t n_rows, std::int64_t batch_size, std::int
     if (shuffle) order_rng_.shuffle(order);
     for (std::int64_t at = 0; at < n_rows; at += batch_size) {
       const std::int64_t n = std::min(batch_size, n_rows - at);
-      rows.assign(order.begin() + at, order.begin() + at + n);
+      const auto first = order.begin() + static_cast<std::ptrdiff_t>(at);
+      rows.assign(first, first + static_cast<std::ptrdiff_t>(n));
       const double value = train(rows);
       ++done;
       if (!progress) continue;

@@ -207,15 +207,15 @@ double positive_sum_to_double(const float* x, Eigen::Index n) { return lane_sum_
 // (this dot runs over every chain's 784 visibles for b·v). As for sum_to_double, the order is fixed, so the
 // result does not depend on the SIMD width.
 double dot_to_double(const float* x, const double* y, Eigen::Index n) {
-  constexpr int kLanes = 32;
-  double lane[kLanes] = {};
+  constexpr int kDotLanes = 32;
+  double lane[kDotLanes] = {};
   Eigen::Index i = 0;
 #ifdef ZETA_HAVE_CONVERTVECTOR
   typedef float Float __attribute__((vector_size(4 * kPart)));
   typedef double Double __attribute__((vector_size(8 * kPart)));
-  Double acc[kLanes / kPart] = {};
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int q = 0; q < kLanes / kPart; ++q) {
+  Double acc[kDotLanes / kPart] = {};
+  for (; i + kDotLanes <= n; i += kDotLanes) {
+    for (int q = 0; q < kDotLanes / kPart; ++q) {
       Float v;
       Double w;
       std::memcpy(&v, x + i + kPart * q, sizeof v);
@@ -225,11 +225,11 @@ double dot_to_double(const float* x, const double* y, Eigen::Index n) {
   }
   std::memcpy(lane, acc, sizeof lane);
 #else
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) lane[j] += static_cast<double>(x[i + j]) * y[i + j];
+  for (; i + kDotLanes <= n; i += kDotLanes)
+    for (int j = 0; j < kDotLanes; ++j) lane[j] += static_cast<double>(x[i + j]) * y[i + j];
 #endif
   for (int j = 0; i < n; ++i, ++j) lane[j] += static_cast<double>(x[i]) * y[i];
-  for (int width = kLanes / 2; width >= 1; width /= 2)
+  for (int width = kDotLanes / 2; width >= 1; width /= 2)
     for (int j = 0; j < width; ++j) lane[j] += lane[j + width];
   return lane[0];
 }

@@ -48,8 +48,9 @@ CsrMatrix csr_from_dense(const MatrixD& x) {
 }
 
 MatrixD csr_to_dense(const CsrMatrix& m) {
-  MatrixD x = MatrixD::Zero(m.rows, m.cols);
-  for (std::int64_t r = 0; r < m.rows; ++r) {
+  // Eigen sizes (32 bits in the WebAssembly module): a valid matrix has rows + 1 indptr entries, cols <= INT32_MAX.
+  MatrixD x = MatrixD::Zero(static_cast<Eigen::Index>(m.rows), static_cast<Eigen::Index>(m.cols));
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
     for (auto k = m.indptr[static_cast<std::size_t>(r)]; k < m.indptr[static_cast<std::size_t>(r + 1)]; ++k) {
       x(r, m.indices[static_cast<std::size_t>(k)]) = m.values[static_cast<std::size_t>(k)];
     }
@@ -86,7 +87,7 @@ MatrixD dense_select_rows(const MatrixD& x, const std::vector<std::int64_t>& row
   MatrixD out(static_cast<Eigen::Index>(rows.size()), x.cols());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     require(rows[i] >= 0 && rows[i] < x.rows(), "row index out of range");
-    out.row(static_cast<Eigen::Index>(i)) = x.row(rows[i]);
+    out.row(static_cast<Eigen::Index>(i)) = x.row(static_cast<Eigen::Index>(rows[i]));
   }
   return out;
 }

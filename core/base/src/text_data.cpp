@@ -185,9 +185,11 @@ DenseDataset parse_csv(std::istream& in, const CsvOptions& options, const std::s
   }
   if (in.bad()) throw Error(ErrorCode::kIo, source + ": read error");
   const std::int64_t x_cols = n_columns < 0 ? 0 : n_columns - (options.label_column >= 0 ? 1 : 0);
-  d.x.resize(rows, x_cols);
-  for (std::int64_t r = 0; r < rows; ++r) {
-    for (std::int64_t c = 0; c < x_cols; ++c) d.x(r, c) = values[static_cast<std::size_t>(r * x_cols + c)];
+  // Every value and label read is in memory, so the counts are Eigen sizes (32 bits in the WebAssembly module).
+  const auto n_rows = static_cast<Eigen::Index>(rows), n_cols = static_cast<Eigen::Index>(x_cols);
+  d.x.resize(n_rows, n_cols);
+  for (Eigen::Index r = 0; r < n_rows; ++r) {
+    for (Eigen::Index c = 0; c < n_cols; ++c) d.x(r, c) = values[static_cast<std::size_t>(r * n_cols + c)];
   }
   return d;
 }

@@ -42,8 +42,8 @@ void validate_config(const EbpConfig& c, ErrorCode code) {
   require(std::isfinite(c.init_variance) && c.init_variance >= 0.0, "EBP init_variance must be finite and >= 0", code);
 }
 
-std::vector<std::int64_t> layer_widths(const EbpConfig& c) {
-  std::vector<std::int64_t> w;
+std::vector<Eigen::Index> layer_widths(const EbpConfig& c) {
+  std::vector<Eigen::Index> w;
   w.push_back(c.n_inputs);
   for (int i = 0; i < c.n_hidden_layers; ++i) w.push_back(c.hidden[i]);
   w.push_back(c.n_outputs);
@@ -150,7 +150,7 @@ void Ebp::check_targets(const MatrixD& y, std::int64_t rows) const {
 // Forward pass of eqs. 4.1–4.2 for the batch whose non-zero inputs are x; with deterministic, also the MAP net.
 void Ebp::forward(const BatchEntries& x, bool deterministic, Pass& pass) const {
   const bool binary = weights() == EbpWeights::kBinary;
-  const auto rows = x.rows;
+  const auto rows = static_cast<Eigen::Index>(x.rows);
   const std::size_t n_layers_u = layers_.size();
   pass.rows = rows;
   pass.mu.assign(n_layers_u, MatrixD());
@@ -338,14 +338,14 @@ EbpScores Ebp::scores_entries(const BatchEntries& x) const {
 }
 
 namespace {
-constexpr std::int64_t kScoreChunk = 64;  // rows per forward pass when scoring: amortises streaming H
-void append_rows(MatrixD& to, const MatrixD& from, std::int64_t at) { to.middleRows(at, from.rows()) = from; }
-void append_scores(EbpScores& all, const EbpScores& part, std::int64_t at) {
+constexpr int kScoreChunk = 64;  // rows per forward pass when scoring: amortises streaming H
+void append_rows(MatrixD& to, const MatrixD& from, Eigen::Index at) { to.middleRows(at, from.rows()) = from; }
+void append_scores(EbpScores& all, const EbpScores& part, Eigen::Index at) {
   append_rows(all.probabilistic, part.probabilistic, at);
   append_rows(all.z, part.z, at);
   append_rows(all.deterministic, part.deterministic, at);
 }
-EbpScores empty_scores(std::int64_t rows, int k) {
+EbpScores empty_scores(Eigen::Index rows, int k) {
   EbpScores s;
   s.probabilistic.resize(rows, k);
   s.z.resize(rows, k);
@@ -358,8 +358,8 @@ EbpScores Ebp::scores(const MatrixD& x) const {
   require(x.cols() == config_.n_inputs, "EBP input has the wrong number of columns");
   require(x.allFinite(), "EBP inputs must be finite");
   EbpScores all = empty_scores(x.rows(), config_.n_outputs);
-  for (std::int64_t at = 0; at < x.rows(); at += kScoreChunk) {
-    const auto n = std::min<std::int64_t>(kScoreChunk, x.rows() - at);
+  for (Eigen::Index at = 0; at < x.rows(); at += kScoreChunk) {
+    const auto n = std::min<Eigen::Index>(kScoreChunk, x.rows() - at);
     append_scores(all, scores_entries(batch_entries(MatrixD(x.middleRows(at, n)))), at);
   }
   return all;
@@ -369,10 +369,11 @@ EbpScores Ebp::scores(const CsrMatrix& x) const {
   require(x.cols == config_.n_inputs, "EBP input has the wrong number of columns");
   x.validate();
   for (double v : x.values) require(std::isfinite(v), "EBP inputs must be finite");
-  EbpScores all = empty_scores(x.rows, config_.n_outputs);
+  const auto n_rows = static_cast<Eigen::Index>(x.rows);  // rows held in memory: an Eigen size
+  EbpScores all = empty_scores(n_rows, config_.n_outputs);
   std::vector<std::int64_t> rows;
-  for (std::int64_t at = 0; at < x.rows; at += kScoreChunk) {
-    const auto n = std::min<std::int64_t>(kScoreChunk, x.rows - at);
+  for (Eigen::Index at = 0; at < n_rows; at += kScoreChunk) {
+    const auto n = std::min<Eigen::Index>(kScoreChunk, n_rows - at);
     rows.resize(static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i) rows[static_cast<std::size_t>(i)] = at + i;
     append_scores(all, scores_entries(batch_entries(csr_select_rows(x, rows))), at);

@@ -80,7 +80,7 @@ void Mlp::forward(const BatchEntries& x, bool clipped, Pass& pass) const {
   const bool erf_act = config_.activation == static_cast<std::int32_t>(MlpActivation::kErf);
   {
     const MatrixD& w = w_[0];
-    MatrixD acc = MatrixD::Zero(x.rows, w.cols());
+    MatrixD acc = MatrixD::Zero(static_cast<Eigen::Index>(x.rows), w.cols());
     Eigen::RowVectorXd s(w.cols());
     std::int32_t current = -1;
     for (std::size_t k = 0; k < x.size(); ++k) {
@@ -221,11 +221,12 @@ MatrixD Mlp::scores(const MatrixD& x, bool clipped) const {
 MatrixD Mlp::scores(const CsrMatrix& x, bool clipped) const {
   require(x.cols == config_.n_inputs, "MLP input has the wrong number of columns");
   x.validate();
-  MatrixD out(x.rows, config_.n_outputs);
-  constexpr std::int64_t kChunk = 64;
+  const auto n_rows = static_cast<Eigen::Index>(x.rows);  // rows held in memory: an Eigen size
+  MatrixD out(n_rows, config_.n_outputs);
+  constexpr Eigen::Index kChunk = 64;
   std::vector<std::int64_t> rows;
-  for (std::int64_t at = 0; at < x.rows; at += kChunk) {
-    const auto n = std::min(kChunk, x.rows - at);
+  for (Eigen::Index at = 0; at < n_rows; at += kChunk) {
+    const auto n = std::min(kChunk, n_rows - at);
     rows.resize(static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i) rows[static_cast<std::size_t>(i)] = at + i;
     Pass pass;

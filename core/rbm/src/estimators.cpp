@@ -201,9 +201,9 @@ double log_z_exact(const Rbm& rbm, double beta, Tempering mode, const ProgressCa
 VectorD exact_visible_distribution(const Rbm& rbm) {
   const int nv = rbm.n_visible();
   require(nv <= 24, "the exact visible distribution needs n_visible <= 24", ErrorCode::kUnsupported);
-  const std::int64_t n_states = std::int64_t{1} << nv;
+  const Eigen::Index n_states = Eigen::Index{1} << nv;
   MatrixD v(n_states, nv);
-  for (std::int64_t s = 0; s < n_states; ++s)
+  for (Eigen::Index s = 0; s < n_states; ++s)
     for (int k = 0; k < nv; ++k) v(s, k) = static_cast<double>((s >> k) & 1);
   const VectorD log_p = -rbm.free_energy(v);
   const double log_z = log_z_exact(rbm);

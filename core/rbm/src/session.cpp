@@ -1,5 +1,6 @@
 #include "zeta/rbm/session.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -69,16 +70,20 @@ void RbmTrainingSession::train(const RowsView& data, std::int64_t batch_size, st
   require(data.rows() > 0, "training needs at least one row of data");
   require(batch_size > 0, "batch_size must be positive");
   require(n_updates > 0, "n_updates must be positive");
-  const std::int64_t n_rows = data.rows();
+  // A batch is held in memory, so its size is an Eigen size (32 bits in the WebAssembly module).
+  require(batch_size <= std::numeric_limits<Eigen::Index>::max() / std::max<Eigen::Index>(1, data.cols()),
+          "batch_size is too large", ErrorCode::kMemory);
+  const auto batch = static_cast<Eigen::Index>(batch_size);
+  const Eigen::Index n_rows = data.rows();
   MatrixD wrapped;  // a batch that runs past the end of the data, gathered (the others are read in place)
-  std::int64_t next = 0;
+  Eigen::Index next = 0;
   for (std::int64_t u = 0; u < n_updates; ++u) {
-    if (next + batch_size <= n_rows) {
-      step_from(data.middle_rows(next, batch_size), data);
-      next = next + batch_size == n_rows ? 0 : next + batch_size;
+    if (next + batch <= n_rows) {
+      step_from(data.middle_rows(next, batch), data);
+      next = next + batch == n_rows ? 0 : next + batch;
     } else {
-      wrapped.resize(batch_size, data.cols());
-      for (std::int64_t r = 0; r < batch_size; ++r) {
+      wrapped.resize(batch, data.cols());
+      for (Eigen::Index r = 0; r < batch; ++r) {
         data.copy_to(next, 1, wrapped.row(r).data());
         next = next + 1 == n_rows ? 0 : next + 1;
       }

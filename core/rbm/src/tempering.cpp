@@ -218,7 +218,7 @@ void TemperedSampler<S>::swap_round(int first_pair, Rng& rng) {
   // other threads get its address, not its name.
   const std::vector<char>* swapped = exchanged.data();
   const Eigen::Index round_pairs = (M - first_pair) / 2, per_pair = chains_;
-  const bool parallel = accepted_round * (v_.cols() + a_.cols()) >= (Eigen::Index{1} << 15);
+  [[maybe_unused]] const bool parallel = accepted_round * (v_.cols() + a_.cols()) >= (Eigen::Index{1} << 15);
 #pragma omp parallel for schedule(static) if (parallel)
   for (Eigen::Index k = 0; k < round_pairs * per_pair; ++k) {
     const Eigen::Index i = first_pair + 2 * (k / per_pair), n = k % per_pair;

@@ -224,7 +224,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
     std::uint64_t max_exponent = 0;
     // Elementwise, so any split among the threads gives the same bits; small models stay on the calling thread.
-    const bool parallel = n >= (Eigen::Index{1} << 16);
+    [[maybe_unused]] const bool parallel = n >= (Eigen::Index{1} << 16);
     if (mu == 0.0) {
 #pragma omp parallel for schedule(static) reduction(max : max_exponent) if (parallel)
       for (Eigen::Index i = 0; i < n; ++i) {
