@@ -7,15 +7,20 @@
 //
 //   bench_tracking_grid [--data fashion|bas] [--classes 0,6|all] [--rows 3000] [--bas-size 4] [--hidden 16]
 //                       [--batch 20] [--lr 1e-3] [--lr-decay 0] [--chains 10] [--temperatures 10] [--adaptive]
-//                       [--updates 6000] [--checkpoints 40] [--burn-in 500] [--seed 1] [--init zero|data]
-//                       [--sampler default|paper|data-moves] [--data-move-rungs K] [--trace FILE]
+//                       [--updates 6000] [--checkpoints 40] [--burn-in 500] [--seed 1] [--init zero|data|batch]
+//                       [--sampler default|paper|data-moves] [--data-move-rungs K] [--data-pool-rows N]
+//                       [--trace FILE] [--update-trace FILE]
 //
 // Data: fashion = Debian's Fashion-MNIST training split, binarised at 0.5, the first --rows rows (0: all) whose
 // label is in --classes; bas = the Bars-and-Stripes images of --bas-size (all of them; --rows and --classes unused).
 // Samplers (everything else is TrainerConfig's default): default = TrainerConfig{} as it stands in the library;
 // paper = Desjardins et al.'s sampler (data_move_rungs 0, no cold-rung sweeps); data-moves = data_move_rungs 1.
-// --data-move-rungs K overrides the sampler's data_move_rungs. --init zero: W, b, c = 0 (a fresh Rbm); data:
-// Rbm::init_from_data (Hinton's, weight sd 0.01).
+// --data-move-rungs K and --data-pool-rows N override the sampler's data_move_rungs and data_pool_rows. --init zero:
+// W, b, c = 0 (a fresh Rbm); data: Rbm::init_from_data on all the rows (Hinton's, weight sd 0.01); batch: the fresh
+// Rbm handed to the training session with init_from_data on, as a C API user's zeta_trainer_step loop does, so that
+// the session initialises it from the first mini-batch's rows. Training runs through RbmTrainingSession (the front
+// ends' trainer) in every case. The thread count is OpenMP's (OMP_NUM_THREADS); it changes the run (the products'
+// rounding), so the JSON line records it.
 //
 // Diagnostics, all from what the trainer exposes (nothing here uses exact log Z), over the window since the
 // previous checkpoint: the lowest swap acceptance of a neighbouring pair (from the cumulative rates; every update
@@ -24,7 +29,9 @@
 // tracker uses; ESS/N, mean and minimum over the window) and the lowest ESS/N of the bridges' one-sided importance
 // weights between neighbouring rungs; at the checkpoint: the distinct hidden modes (most probable h) of the β = 1
 // chains and the share of β = 1 chain slots whose mode changed since the previous checkpoint, round trips, the
-// tracker's bias b_t. Run with OMP_NUM_THREADS=1: exact log Z is multithreaded and the grid runs one cell per core.
+// tracker's bias b_t; the bridges' innovations against the filter's prediction (LogZTracker::bridge_innovation: mean
+// and largest squared distance per degree of freedom, RMS and largest |z| of the β = 1 path); and the tracker's own warnings (TrackedTrainer::health: the window that ended there, its
+// values and bits; checkpoints at multiples of TrackingHealth::kWindow read the window just closed).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -40,9 +47,11 @@
 #include <CLI/CLI.hpp>
 
 #include "zeta/base/data.hpp"
+#include "zeta/base/kernels.hpp"
 #include "zeta/base/random.hpp"
 #include "zeta/rbm/estimators.hpp"
 #include "zeta/rbm/model.hpp"
+#include "zeta/rbm/session.hpp"
 #include "zeta/rbm/tracker.hpp"
 #include "zeta/rbm/trainer.hpp"
 
@@ -71,7 +80,9 @@ struct Options {
   std::string init = "zero";
   std::string sampler = "default";
   int data_move_rungs = -1;  // -1: the sampler's
+  int data_pool_rows = -1;   // -1: the sampler's
   std::string trace;
+  std::string update_trace;
 };
 
 std::vector<int> parse_ints(const std::string& text) {
@@ -111,10 +122,14 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--checkpoints", o.checkpoints, "evenly spaced comparisons with exact log Z")->capture_default_str();
   app.add_option("--burn-in", o.burn_in, "updates before the errors are summarised")->capture_default_str();
   app.add_option("--seed", o.seed, "seed of everything")->capture_default_str();
-  app.add_option("--init", o.init, "zero | data")->capture_default_str();
+  app.add_option("--init", o.init, "zero | data | batch (the session initialises the zero model from the first batch)")
+      ->capture_default_str();
   app.add_option("--sampler", o.sampler, "default | paper | data-moves")->capture_default_str();
   app.add_option("--data-move-rungs", o.data_move_rungs, "overrides the sampler's data_move_rungs");
+  app.add_option("--data-pool-rows", o.data_pool_rows, "overrides the sampler's data_pool_rows");
   app.add_option("--trace", o.trace, "CSV of every checkpoint");
+  app.add_option("--update-trace", o.update_trace,
+                 "CSV of every update: tracked log Z and sd, beta = 1 ESS/N, the bridges' innovation");
 }
 
 // The checks the options must pass before anything runs.
@@ -125,10 +140,12 @@ void check(const Options& o) {
     throw std::runtime_error("--batch, --chains, --updates must be positive, --temperatures >= 2, --rows >= 0");
   if (o.checkpoints < 1 || o.checkpoints > o.updates)
     throw std::runtime_error("--checkpoints must lie in 1..--updates");
-  if (o.init != "zero" && o.init != "data") throw std::runtime_error("--init must be zero or data");
+  if (o.init != "zero" && o.init != "data" && o.init != "batch")
+    throw std::runtime_error("--init must be zero, data or batch");
   if (o.sampler != "default" && o.sampler != "paper" && o.sampler != "data-moves")
     throw std::runtime_error("--sampler must be default, paper or data-moves");
   if (o.data_move_rungs > o.temperatures) throw std::runtime_error("--data-move-rungs must be <= --temperatures");
+  if (o.data_pool_rows == 0 || o.data_pool_rows < -1) throw std::runtime_error("--data-pool-rows must be >= 1");
 }
 
 MatrixD load_data(const Options& o) {
@@ -193,10 +210,14 @@ struct Diagnostics {
   std::vector<double> data_move_window;
   double is1_ess_mean = 0.0, is1_ess_min = 0.0;  // β = 1 weights across the update, ESS/N
   double bridge_ess_min = 0.0;                   // lowest one-sided bridge ESS/N over pairs and updates
+  // The bridges' innovations (LogZTracker::bridge_innovation) over the window: squared distance per degree of
+  // freedom, mean and largest; the β = 1 path's z-score, root mean square and largest magnitude.
+  double innovation_mean = 0.0, innovation_max = 0.0, path_z_rms = 0.0, path_z_max = 0.0;
   int distinct_cold_modes = 0;
   double cold_mode_changes = 0.0;  // share of β = 1 slots whose mode changed since the previous checkpoint
   std::int64_t round_trips = 0;
   double bias = 0.0;
+  zeta::TrackingHealth health;  // the tracker's own warnings, of the window that ended last
   double error() const { return tracked - exact; }
 };
 
@@ -227,10 +248,16 @@ std::string json_diagnostics(const Diagnostics& d) {
   s += ",\"is1_ess_mean\":" + json_number(d.is1_ess_mean);
   s += ",\"is1_ess_min\":" + json_number(d.is1_ess_min);
   s += ",\"bridge_ess_min\":" + json_number(d.bridge_ess_min);
+  s += ",\"innovation_mean\":" + json_number(d.innovation_mean);
+  s += ",\"innovation_max\":" + json_number(d.innovation_max);
+  s += ",\"path_z_rms\":" + json_number(d.path_z_rms);
+  s += ",\"path_z_max\":" + json_number(d.path_z_max);
   s += ",\"distinct_cold_modes\":" + std::to_string(d.distinct_cold_modes);
   s += ",\"cold_mode_changes\":" + json_number(d.cold_mode_changes);
   s += ",\"round_trips\":" + std::to_string(d.round_trips);
   s += ",\"tracker_bias\":" + json_number(d.bias);
+  s += ",\"health_window_end\":" + std::to_string(d.health.window_end);
+  s += ",\"health_warnings\":" + std::to_string(d.health.warnings);
   return s + "}";
 }
 
@@ -265,6 +292,8 @@ int main(int argc, char** argv) {
       config.data_move_rungs = 1;
     }
     if (o.data_move_rungs >= 0) config.data_move_rungs = o.data_move_rungs;
+    if (o.data_pool_rows >= 1) config.data_pool_rows = o.data_pool_rows;
+    config.init_from_data = o.init == "batch";
     config.method = zeta::NegativePhase::kPT;
     config.n_temperatures = o.temperatures;
     config.chains_per_temperature = o.chains;
@@ -272,14 +301,22 @@ int main(int argc, char** argv) {
     config.learning_rate = o.lr;
     config.lr_decay = o.lr_decay;
     config.seed = master.next_u64();
-    zeta::TrackedTrainer trained(rbm, config);
+    zeta::RbmTrainingSession session(rbm, config);
+    const zeta::TrackedTrainer& trained = *session.tracked();
 
+    std::ofstream updates_out;
+    if (!o.update_trace.empty()) {
+      updates_out.open(o.update_trace);
+      updates_out << "update,tracked_log_z,tracked_sd,is1_ess,innovation,path_z\n";
+    }
     std::ofstream trace;
     if (!o.trace.empty()) {
       trace.open(o.trace);
       trace << "update,learning_rate,exact_log_z,tracked_log_z,tracked_sd,error,min_swap_window,min_swap_recent,"
                "data_move_accept_window_0,is1_ess_mean,is1_ess_min,bridge_ess_min,distinct_cold_modes,"
-               "cold_mode_changes,round_trips,tracker_bias\n";
+               "cold_mode_changes,round_trips,tracker_bias,health_window_end,health_warnings,health_min_swap_rate,"
+               "health_cold_mode_changes,health_min_ess_fraction,innovation_mean,innovation_max,path_z_rms,"
+               "path_z_max,health_bridge_disagreement\n";
     }
 
     std::vector<Diagnostics> scored;  // checkpoints after the burn-in
@@ -289,13 +326,14 @@ int main(int argc, char** argv) {
     std::vector<double> previous_swaps, previous_moves;
     std::vector<std::int64_t> previous_modes = cold_modes(trained);
     double is1_ess_sum = 0.0, is1_ess_min = 1.0, bridge_ess_min = 1.0;
-    int window_updates = 0;
+    double innovation_sum = 0.0, innovation_max = 0.0, path_z_squares = 0.0, path_z_max = 0.0;
+    int window_updates = 0, innovations = 0;
     MatrixD batch(o.batch, x.cols());
     int next_checkpoint_index = 1;
     for (std::int64_t t = 1; t <= o.updates; ++t) {
       for (Eigen::Index r = 0; r < batch.rows(); ++r)
         batch.row(r) = x.row(static_cast<Eigen::Index>(batch_rng.below(static_cast<std::uint64_t>(x.rows()))));
-      trained.step(batch);
+      session.step(batch);
 
       const zeta::StepObservations& obs = trained.trainer().observations();
       const double is1 = ess_fraction(obs.update_log_weights_loo.size() > 0 ? obs.update_log_weights_loo.array()
@@ -309,6 +347,19 @@ int main(int argc, char** argv) {
                                   ess_fraction(obs.upper_at_lower[i].array() - obs.upper_at_own[i].array()));
       }
       ++window_updates;
+      const zeta::BridgeInnovation& innovation = trained.tracker().bridge_innovation();
+      if (innovation.dof > 0) {
+        const double per_dof = innovation.squared / innovation.dof;
+        innovation_sum += per_dof;
+        innovation_max = std::max(innovation_max, per_dof);
+        path_z_squares += innovation.path_z * innovation.path_z;
+        path_z_max = std::max(path_z_max, std::abs(innovation.path_z));
+        ++innovations;
+      }
+      if (updates_out.is_open()) {
+        updates_out << t << ',' << trained.log_z() << ',' << trained.log_z_std_dev() << ',' << is1 << ','
+                    << innovation.squared / std::max(innovation.dof, 1) << ',' << innovation.path_z << '\n';
+      }
 
       // Checkpoint k at round(k · updates / checkpoints).
       const std::int64_t checkpoint_at = static_cast<std::int64_t>(
@@ -332,6 +383,11 @@ int main(int argc, char** argv) {
       d.is1_ess_mean = is1_ess_sum / window_updates;
       d.is1_ess_min = is1_ess_min;
       d.bridge_ess_min = bridge_ess_min;
+      const double nan = std::nan("");
+      d.innovation_mean = innovations > 0 ? innovation_sum / innovations : nan;
+      d.innovation_max = innovations > 0 ? innovation_max : nan;
+      d.path_z_rms = innovations > 0 ? std::sqrt(path_z_squares / innovations) : nan;
+      d.path_z_max = innovations > 0 ? path_z_max : nan;
       const std::vector<std::int64_t> modes = cold_modes(trained);
       d.distinct_cold_modes = static_cast<int>(std::set<std::int64_t>(modes.begin(), modes.end()).size());
       int changed = 0;
@@ -339,13 +395,17 @@ int main(int argc, char** argv) {
       d.cold_mode_changes = static_cast<double>(changed) / static_cast<double>(modes.size());
       d.round_trips = trained.trainer().round_trips();
       d.bias = trained.tracker().bias_mean();
+      d.health = trained.health();
 
       if (trace.is_open()) {
         trace << d.update << ',' << d.learning_rate << ',' << d.exact << ',' << d.tracked << ',' << d.sd << ','
               << d.error() << ',' << d.min_swap_window << ',' << d.min_swap_recent << ','
               << (d.data_move_window.empty() ? std::nan("") : d.data_move_window[0]) << ',' << d.is1_ess_mean << ','
               << d.is1_ess_min << ',' << d.bridge_ess_min << ',' << d.distinct_cold_modes << ',' << d.cold_mode_changes
-              << ',' << d.round_trips << ',' << d.bias << '\n';
+              << ',' << d.round_trips << ',' << d.bias << ',' << d.health.window_end << ',' << d.health.warnings << ','
+              << d.health.min_swap_rate << ',' << d.health.cold_mode_changes << ',' << d.health.min_ess_fraction << ','
+              << d.innovation_mean << ',' << d.innovation_max << ',' << d.path_z_rms << ',' << d.path_z_max << ','
+              << d.health.bridge_disagreement << '\n';
       }
       if (t > o.burn_in) scored.push_back(d);
       last = d;
@@ -357,7 +417,8 @@ int main(int argc, char** argv) {
       is1_ess_sum = 0.0;
       is1_ess_min = 1.0;
       bridge_ess_min = 1.0;
-      window_updates = 0;
+      innovation_sum = innovation_max = path_z_squares = path_z_max = 0.0;
+      window_updates = innovations = 0;
     }
 
     double max_abs = 0.0, sum_sq = 0.0, sum = 0.0;
@@ -397,6 +458,8 @@ int main(int argc, char** argv) {
     s += ",\"init\":\"" + o.init + "\"";
     s += ",\"sampler\":\"" + o.sampler + "\"";
     s += ",\"data_move_rungs\":" + std::to_string(config.data_move_rungs);
+    s += ",\"data_pool_rows\":" + std::to_string(config.data_pool_rows);
+    s += ",\"threads\":" + std::to_string(zeta::max_threads());
     s += ",\"cold_sweep_rungs\":" + std::to_string(config.cold_sweep_rungs);
     s += ",\"cold_sweeps\":" + std::to_string(config.cold_sweeps);
     s += ",\"scored_checkpoints\":" + std::to_string(scored.size());

@@ -19,9 +19,27 @@ runs the first --cells cells of one fixed random order of the grid (random.Rando
 order above), so a larger --cells extends a smaller run. Results are appended to --csv one row per run (and every
 checkpoint to --traces); cells already in the CSV are skipped, so the script can be stopped and rerun.
 
+Subsets and variants, each a flag (the cells keep their place in the fixed order; --cells then counts the cells
+that pass the filters):
+  --default-rate        only the cells at the library's default rate (eps 1e-3, constant)
+  --inits data          only the cells of one start (zero, data; comma-separated)
+  --data-pool-rows N    the data moves' pool (TrainerConfig::data_pool_rows; default the library's, 1000)
+  --threads N           OpenMP threads per run (default 1; the thread count changes the run's rounding)
+  --ladder adaptive     adaptive tempering instead of the linear ladder (the cell's name then ends in |adaptive)
+  --family hidden-case  instead of the grid, 12 cells around a case that went 7.6 sd off unwarned (784x16, two
+                        classes, batch 20, 20 chains on 10 adaptive rungs, eps 1e-3; started by the session from
+                        the first batch, or from zero; seeds 1-3; always adaptive)
+Each run's row records its threads, data_pool_rows and ladder; a run is skipped when the CSV holds one with the same
+cell, sampler, threads and pool.
+
   /usr/bin/python3 bench/rbm/tracking_grid.py --bin build/bench/bench_tracking_grid --cells 30 --jobs 1
   /usr/bin/python3 bench/rbm/tracking_grid.py --bin build/bench/bench_tracking_grid --cells 30 --dask
   /usr/bin/python3 bench/rbm/tracking_grid.py --summary
+  # the default trainer at the default rate, pool 500, two threads, into its own files:
+  /usr/bin/python3 bench/rbm/tracking_grid.py --default-rate --inits data --samplers default --data-pool-rows 500 \
+      --threads 2 --cells 120 --csv default_rate.csv --traces default_rate_traces.csv
+  /usr/bin/python3 bench/rbm/tracking_grid.py --default-rate-table --csv default_rate.csv \
+      --traces default_rate_traces.csv
 
 --dask runs the runs as tasks of a Dask cluster through zeta.dask (bindings/python; needs python3-distributed): a
 LocalCluster of one single-threaded worker per core (--workers N: N), or the scheduler at --dask ADDRESS, whose
@@ -74,6 +92,9 @@ MIN_COLD_MODE_CHANGES = 0.2
 MIN_ESS_FRACTION = 0.3
 WARNING_CELLS = 62
 
+DEFAULT_RATE = 1e-3   # TrainerConfig::learning_rate, lr_decay 0
+DEFAULT_POOL = 1000   # TrainerConfig::data_pool_rows
+
 
 def grid():
     cells = []
@@ -86,8 +107,47 @@ def grid():
 
 def cell_id(c):
     source = "bas4" if c["data"] == "bas" else "fashion:%s:%d" % (c["classes"], c["rows_arg"])
-    return "%s|h%d|b%d|lr%g|decay%g|c%d|s%d|%s" % (source, c["hidden"], c["batch"], c["lr"], c["lr_decay"],
+    name = "%s|h%d|b%d|lr%g|decay%g|c%d|s%d|%s" % (source, c["hidden"], c["batch"], c["lr"], c["lr_decay"],
                                                    c["chains"], c["seed"], c["init"])
+    return name + "|adaptive" if c.get("adaptive") else name
+
+
+def hidden_case_cells():
+    """Issue 68's case and its neighbours: 784x16, batch 20, eps 1e-3, 20 chains on 10 adaptive rungs, the model
+    started by the session from the first batch (as a C API user's zeta_rbm_new + zeta_trainer_step loop does) or
+    trained from zero weights as given; class pairs 0,6 and 2,4, seeds 1-3."""
+    return [dict(data="fashion", classes=classes, rows_arg=3000, hidden=16, batch=20, lr=1e-3, lr_decay=0, chains=20,
+                 seed=seed, init=init)
+            for seed in SEEDS for classes in ("0,6", "2,4") for init in ("batch", "zero")]
+
+
+def selected_cells(args):
+    """The cells of the grid to run, in the fixed random order, after the subset flags."""
+    if args.family == "hidden-case":
+        chosen = hidden_case_cells()[:args.cells]
+        for c in chosen:
+            c["adaptive"] = True
+        return chosen
+    cells = grid()
+    if args.full:
+        chosen = cells
+    else:
+        random.Random(1).shuffle(cells)
+        chosen = cells
+    if args.default_rate:
+        chosen = [c for c in chosen if c["lr"] == DEFAULT_RATE and c["lr_decay"] == 0]
+    if args.inits:
+        chosen = [c for c in chosen if c["init"] in args.inits]
+    if not args.full:
+        chosen = chosen[:args.cells]
+    for c in chosen:
+        c["adaptive"] = args.ladder == "adaptive"
+    return chosen
+
+
+def run_key(row):
+    """What makes two runs the same run: cell, sampler, threads, pool (rows from before these columns: 1, 1000)."""
+    return (row["cell"], row["sampler"], str(row.get("threads") or 1), str(row.get("data_pool_rows") or DEFAULT_POOL))
 
 
 def command(binary, c, sampler, args, trace):
@@ -96,6 +156,10 @@ def command(binary, c, sampler, args, trace):
            "--temperatures", str(args.temperatures), "--updates", str(args.updates),
            "--checkpoints", str(args.checkpoints), "--seed", str(c["seed"]), "--init", c["init"],
            "--trace", trace]
+    if c.get("adaptive"):
+        cmd += ["--adaptive"]
+    if args.data_pool_rows:
+        cmd += ["--data-pool-rows", str(args.data_pool_rows)]
     # "data-moves-K": the data-moves sampler with data moves at the K coldest rungs.
     if sampler.startswith("data-moves-"):
         cmd += ["--sampler", "data-moves", "--data-move-rungs", sampler[len("data-moves-"):]]
@@ -143,10 +207,14 @@ def append_rows(path, rows, columns=None):
 
 
 def run_cell(binary, c, sampler, args):
-    """One run (cell and sampler) in a process of its own, single-threaded; its trace goes through a temporary
-    directory of the machine it runs on (a Dask worker's, with --dask)."""
-    name = "".join(ch if ch.isalnum() or ch in ".-" else "_" for ch in "%s_%s" % (cell_id(c), sampler))
-    env = dict(os.environ, OMP_NUM_THREADS="1")
+    """One run (cell and sampler) in a process of its own, of args.threads OpenMP threads; its trace goes through a
+    temporary directory of the machine it runs on (a Dask worker's, with --dask)."""
+    name = "".join(ch if ch.isalnum() or ch in ".-" else "_"
+                   for ch in "%s_%s_t%d_p%d" % (cell_id(c), sampler, args.threads, args.data_pool_rows or 0))
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
+    # Idle OpenMP threads sleep rather than spin: with more threads than free cores (cells side by side, other
+    # work) spinning made a two-thread run ~8x slower. The results do not depend on it.
+    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     start = time.time()
     with tempfile.TemporaryDirectory(prefix="tracking_grid_") as scratch:
         trace = os.path.join(scratch, "trace_%s.csv" % name)
@@ -158,26 +226,29 @@ def run_cell(binary, c, sampler, args):
             trace_rows = list(csv.DictReader(f))
     row = dict(cell=cell_id(c), **flatten(result))
     row["sampler"] = sampler  # the script's name for it (data-moves-K runs as --sampler data-moves)
+    row["ladder"] = "adaptive" if c.get("adaptive") else "linear"
     for r in trace_rows:
         r["cell"] = cell_id(c)
         r["sampler"] = sampler
+        r["threads"] = result["threads"]
+        r["data_pool_rows"] = result["data_pool_rows"]
     return c, sampler, row, trace_rows, "%.0f s" % (time.time() - start)
 
 
 def run_grid(args):
-    cells = grid()
-    if not args.full:
-        random.Random(1).shuffle(cells)
-        cells = cells[:args.cells]
-    done = {(r["cell"], r["sampler"]) for r in read_rows(args.csv)}
-    pending = [(c, s) for c in cells for s in args.samplers if (cell_id(c), s) not in done]
+    cells = selected_cells(args)
+    done = {run_key(r) for r in read_rows(args.csv)}
+    pool = str(args.data_pool_rows or DEFAULT_POOL)
+    pending = [(c, s) for c in cells for s in args.samplers
+               if (cell_id(c), s, str(args.threads), pool) not in done]
     print("%d cells x %d samplers: %d runs to do, %d done" % (len(cells), len(args.samplers), len(pending),
                                                              len(cells) * len(args.samplers) - len(pending)),
           flush=True)
     os.makedirs(os.path.dirname(os.path.abspath(args.csv)), exist_ok=True)
     deadline = time.time() + args.stop_after * 60 if args.stop_after else None
     binary = os.path.abspath(args.bin)
-    run_args = argparse.Namespace(temperatures=args.temperatures, updates=args.updates, checkpoints=args.checkpoints)
+    run_args = argparse.Namespace(temperatures=args.temperatures, updates=args.updates, checkpoints=args.checkpoints,
+                                  threads=args.threads, data_pool_rows=args.data_pool_rows)
 
     def job(cell_and_sampler):
         c, s = cell_and_sampler
@@ -193,8 +264,8 @@ def run_grid(args):
             continue
         append_rows(args.csv, [row])
         if trace_rows:
-            append_rows(args.traces, trace_rows, ["cell", "sampler"] + [k for k in trace_rows[0]
-                                                                        if k not in ("cell", "sampler")])
+            first = ["cell", "sampler", "threads", "data_pool_rows"]
+            append_rows(args.traces, trace_rows, first + [k for k in trace_rows[0] if k not in first])
         print("%-60s %-10s max %8.3f  rms %7.3f  cov %4.2f  ll %8.2f  (%s)" % (
             cell_id(c), s, float(row["max_abs_error"]), float(row["rms_error"]), float(row["coverage_2sd"]),
             float(row["train_log_likelihood"]), note), flush=True)
@@ -230,6 +301,7 @@ def run_jobs(job, pending, args):
             workers, args.started - begin)
         for _, result in zeta.dask.iter_runs(job, pending, client=client):
             yield result
+
 
 
 # ---- summary ----
@@ -324,6 +396,94 @@ def warnings_table(traces):
         share = lambda group: "%.1f%%" % (100.0 * sum(map(flagged, group)) / len(group)) if group else "-"
         print("| %s | %s | %s | %s |" % (label, "{:,}".format(len(off)), share(off), share(held)))
     print()
+
+
+def clopper_pearson(k, n, level=0.95):
+    """Exact binomial interval for k successes in n trials."""
+    from scipy.stats import beta
+    tail = (1.0 - level) / 2.0
+    low = beta.ppf(tail, k, n - k + 1) if k > 0 else 0.0
+    high = beta.ppf(1.0 - tail, k + 1, n - k) if k < n else 1.0
+    return low, high
+
+
+def start_of(cell):
+    """The cell's start: 'from the data' (the grid's data start, or the session's from the first batch, the default
+    a C API user gets), or 'from zero' (zero weights trained as given)."""
+    return "from zero" if cell.split("|")[7] == "zero" else "from the data"
+
+
+def default_rate_table(args):
+    """Per configuration (sampler, threads, data_pool_rows) and start, over the cells every configuration ran: the
+    targets, max |error| in nats and in the tracker's sd, and the warnings at the checkpoints (from --traces)."""
+    rows = read_rows(args.csv)
+    if not rows:
+        print("no results in %s" % args.csv)
+        return
+    config = lambda r: (r["sampler"], int(r.get("threads") or 1), int(r.get("data_pool_rows") or DEFAULT_POOL))
+    configs = sorted({config(r) for r in rows}, key=lambda c: (c[0], c[1], -c[2]))
+    by_config = {c: {r["cell"]: r for r in rows if config(r) == c} for c in configs}
+    common = set.intersection(*(set(v) for v in by_config.values()))
+    traces = {}
+    for t in read_rows(args.traces):
+        key = (t["sampler"], int(t.get("threads") or 1), int(t.get("data_pool_rows") or DEFAULT_POOL))
+        if t["cell"] in common and int(t["update"]) > 500:
+            traces.setdefault((key, t["cell"]), []).append(t)
+    starts = sorted({start_of(c) for c in common})
+    print("%d cells run in every configuration (%s). Per run after update 500: targets max |error| <= %g nat, RMS <= "
+          "%g, >= %d%% of checkpoints within 2 sd (95%% Clopper-Pearson interval of the share meeting all three); "
+          "max |error| in nats and in the tracker's sd; warnings at the checkpoints: of those > 1 nat off, the share "
+          "flagged by bits 1-4 / by any bit (with 8, few bridge samples); of those <= 1 nat off, the share flagged by "
+          "any bit / by bit 8 (false alarms)." % (
+              len(common), args.csv, MAX_ERROR, MAX_RMS, 100 * CELL_COVERAGE))
+    print("| start | sampler | threads | pool | runs | all three targets | median / worst max error (nats) | "
+          "worst max error (sd) | > 1 nat flagged: bits 1-4 / any | <= 1 nat flagged: any / bit 8 |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for start in starts:
+        cells = sorted(c for c in common if start_of(c) == start)
+        for c in configs:
+            rs = [by_config[c][cell] for cell in cells]
+            n = len(rs)
+            k = sum(passes(r) for r in rs)
+            low, high = clopper_pearson(k, n)
+            ts = [t for cell in cells for t in traces.get((c, cell), [])]
+            worst_sd = max((abs(num(t["error"])) / num(t["tracked_sd"]) for t in ts), default=float("nan"))
+            off = [int(t["health_warnings"]) for t in ts if abs(num(t["error"])) > MAX_ERROR]
+            on = [int(t["health_warnings"]) for t in ts if abs(num(t["error"])) <= MAX_ERROR]
+            share = lambda ws, bit: (sum((w & bit) != 0 for w in ws) / len(ws)) if ws else float("nan")
+            print("| %s | %s | %d | %s | %d | %d of %d (%.0f-%.0f%%) | %.2f / %.2f | %.1f | %s / %s (%d) | "
+                  "%s / %s (%d) |" % (
+                      start, c[0], c[1], c[2] if c[0] != "paper" else "-", n, k, n, 100.0 * low, 100.0 * high,
+                      statistics.median(num(r["max_abs_error"]) for r in rs),
+                      max(num(r["max_abs_error"]) for r in rs), worst_sd,
+                      pct(share(off, 7)).strip(), pct(share(off, ~0)).strip(), len(off),
+                      pct(share(on, ~0)).strip(), pct(share(on, 8)).strip(), len(on)))
+    print()
+    # False alarms of bit 8: its share of the checkpoints of the runs that met all three targets.
+    healthy = [t for c in configs for cell in sorted(common) if passes(by_config[c][cell])
+               for t in traces.get((c, cell), [])]
+    k = sum((int(t["health_warnings"]) & 8) != 0 for t in healthy)
+    low, high = clopper_pearson(k, len(healthy)) if healthy else (float("nan"), float("nan"))
+    print("bit 8 at the checkpoints of the runs meeting all three targets: %d of %d (95%% interval %.2f-%.2f%%)" % (
+        k, len(healthy), 100.0 * low, 100.0 * high))
+    # Thread counts: runs whose max error agrees between 1 and 2 threads (same cell, sampler, pool).
+    same = total = 0
+    for c in configs:
+        if c[1] != 1 or (c[0], 2, c[2]) not in by_config:
+            continue
+        for cell in sorted(common):
+            total += 1
+            same += abs(num(by_config[c][cell]["max_abs_error"]) -
+                        num(by_config[(c[0], 2, c[2])][cell]["max_abs_error"])) < 1e-6
+    if total:
+        print("1 and 2 threads: the same max error (to 1e-6) in %d of %d paired runs" % (same, total))
+    print()
+    for c in configs:
+        for cell in sorted(common):
+            r = by_config[c][cell]
+            if not passes(r):
+                print("missed: %s threads %d pool %d: %s  max %.3f rms %.3f cov %.2f" % (
+                    c[0], c[1], c[2], cell, num(r["max_abs_error"]), num(r["rms_error"]), num(r["coverage_2sd"])))
 
 
 def summary(args):
@@ -447,20 +607,35 @@ def main():
     p.add_argument("--full", action="store_true", help="the whole grid (5,184 cells)")
     p.add_argument("--samplers", default=",".join(SAMPLERS), 
                    help="comma-separated: paper, data-moves, default, data-moves-K (data moves at the K coldest rungs)")
-    p.add_argument("--jobs", type=int, default=1, help="processes at a time (each single-threaded)")
+    p.add_argument("--jobs", type=int, default=1, help="processes at a time (each of --threads threads)")
     p.add_argument("--dask", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="run the runs as Dask tasks: a LocalCluster, or the scheduler at ADDRESS")
     p.add_argument("--workers", type=int, default=None,
                    help="--dask: the LocalCluster's single-threaded workers (default: one per core)")
+    p.add_argument("--threads", type=int, default=1, help="OpenMP threads per run (OMP_NUM_THREADS)")
+    p.add_argument("--data-pool-rows", type=int, default=0,
+                   help="the data moves' pool (TrainerConfig::data_pool_rows); 0: the library's default")
+    p.add_argument("--default-rate", action="store_true",
+                   help="only the cells at the library's default rate (eps 1e-3, constant)")
+    p.add_argument("--inits", default="", help="only the cells of these starts (comma-separated: zero, data)")
+    p.add_argument("--ladder", choices=["linear", "adaptive"], default="linear",
+                   help="the ladder of every run (10 rungs)")
+    p.add_argument("--family", choices=["grid", "hidden-case"], default="grid",
+                   help="hidden-case: issue 68's case and its neighbours (12 cells, adaptive ladder) instead of the grid")
     p.add_argument("--temperatures", type=int, default=10)
     p.add_argument("--updates", type=int, default=6000)
     p.add_argument("--checkpoints", type=int, default=40)
     p.add_argument("--stop-after", type=float, default=0, help="start no run after this many minutes (0: no limit)")
     p.add_argument("--summary", action="store_true", help="print the tables from --csv and --traces and exit")
+    p.add_argument("--default-rate-table", action="store_true",
+                   help="print the targets per threads and pool over the cells all of them ran (--csv) and exit")
     p.add_argument("--worst", type=int, default=6, help="worst runs listed per sampler")
     args = p.parse_args()
     args.samplers = args.samplers.split(",")
-    if args.summary:
+    args.inits = [i for i in args.inits.split(",") if i]
+    if args.default_rate_table:
+        default_rate_table(args)
+    elif args.summary:
         summary(args)
     else:
         run_grid(args)

@@ -249,10 +249,26 @@ void LogZTracker::condition_on_bridge(const StepObservations& obs) {
     const double limit = 0.95 * std::sqrt(R(i, i) * R(i + 1, i + 1));
     R(i, i + 1) = R(i + 1, i) = std::clamp(R(i, i + 1), -limit, limit);
   }
+  check_bridge_innovation(y, R, H);
   const Eigen::LDLT<MatrixD> r_factor(R);
   const MatrixD r_inv_h = r_factor.solve(H);
   precision_.noalias() += H.transpose() * r_inv_h;
   information_.noalias() += r_inv_h.transpose() * y;
+}
+
+void LogZTracker::check_bridge_innovation(const VectorD& y, const MatrixD& R, const MatrixD& H) {
+  innovation_ = BridgeInnovation{};
+  if (updates_ == 0) return;  // the posterior is still improper: there is no prediction to compare with
+  // Predicted: H μ with covariance H P Hᵀ + R, P = J⁻¹ from the factor of the last solve.
+  const VectorD d = y - H * mean_;
+  MatrixD S = H * factor_.solve(H.transpose()) + R;
+  S = 0.5 * (S + S.transpose());
+  const Eigen::LDLT<MatrixD> s_factor(S);
+  if (s_factor.info() != Eigen::Success || !(s_factor.vectorD().array() > 0.0).all()) return;
+  innovation_.squared = d.dot(s_factor.solve(d));
+  innovation_.dof = static_cast<int>(d.size());
+  // The bridges summed from the known end to β = 1 observe ζ_M − ζ_1: their innovation is that of ζ_1.
+  innovation_.path_z = -d.sum() / std::sqrt(S.sum());
 }
 
 void LogZTracker::predict_with_update(const StepObservations& obs) {
@@ -467,6 +483,10 @@ std::string tracking_warning_text(const TrackingHealth& health) {
   add(TrackingHealth::kLowEss,
       "an update's beta = 1 importance weights rested on %.2f of the chains (a smaller rate helps)",
       health.min_ess_fraction);
+  add(TrackingHealth::kBridgesDisagree,
+      "the bridges' log Z strayed from the tracked value by %.2f of their sd (root mean square; a smaller rate or "
+      "more chains help)",
+      health.bridge_disagreement);
   if (!text.empty())
     text = "the tracked log Z may be off by more than its sd over the last " + std::to_string(TrackingHealth::kWindow) +
            " updates: " + text;
@@ -488,6 +508,8 @@ void TrackedTrainer::watch(bool restarted) {
     window_swap_rates_ = trainer_.swap_rates();
     window_modes_ = cold_modes();
     window_min_ess_ = 1.0;
+    window_path_z_squares_ = 0.0;
+    window_innovations_ = 0;
     return;
   }
   const StepObservations& obs = trainer_.observations();
@@ -495,6 +517,11 @@ void TrackedTrainer::watch(bool restarted) {
                                                                : obs.update_log_weights.front();
   const Eigen::ArrayXd w = (log_w.array() - log_w.maxCoeff()).exp();
   window_min_ess_ = std::min(window_min_ess_, w.sum() * w.sum() / (static_cast<double>(w.size()) * w.square().sum()));
+  const BridgeInnovation& innovation = tracker_.bridge_innovation();
+  if (innovation.dof > 0 && std::isfinite(innovation.path_z)) {
+    window_path_z_squares_ += innovation.path_z * innovation.path_z;
+    ++window_innovations_;
+  }
   // Windows close at multiples of kWindow, so that checkpoints at such multiples read a window that just ended;
   // one opened less than half a window before such a multiple (after a restart) runs on to the next.
   if (t % TrackingHealth::kWindow != 0 || 2 * (t - window_start_) < TrackingHealth::kWindow) return;
@@ -515,14 +542,20 @@ void TrackedTrainer::watch(bool restarted) {
   health_.min_swap_rate = min_rate;
   health_.cold_mode_changes = static_cast<double>(changed) / static_cast<double>(modes.rows());
   health_.min_ess_fraction = window_min_ess_;
-  health_.warnings = (min_rate < TrackingHealth::kMinSwapRate ? TrackingHealth::kLowSwapRate : 0) |
-                     (health_.cold_mode_changes < TrackingHealth::kMinColdModeChanges ? TrackingHealth::kColdChainsStuck
-                                                                                      : 0) |
-                     (window_min_ess_ < TrackingHealth::kMinEssFraction ? TrackingHealth::kLowEss : 0);
+  health_.bridge_disagreement = window_innovations_ > 0
+                                    ? std::sqrt(window_path_z_squares_ / static_cast<double>(window_innovations_))
+                                    : std::numeric_limits<double>::quiet_NaN();
+  health_.warnings =
+      (min_rate < TrackingHealth::kMinSwapRate ? TrackingHealth::kLowSwapRate : 0) |
+      (health_.cold_mode_changes < TrackingHealth::kMinColdModeChanges ? TrackingHealth::kColdChainsStuck : 0) |
+      (window_min_ess_ < TrackingHealth::kMinEssFraction ? TrackingHealth::kLowEss : 0) |
+      (health_.bridge_disagreement > TrackingHealth::kMaxBridgeDisagreement ? TrackingHealth::kBridgesDisagree : 0);
   window_start_ = t;
   window_swap_rates_ = rates;
   window_modes_ = modes;
   window_min_ess_ = 1.0;
+  window_path_z_squares_ = 0.0;
+  window_innovations_ = 0;
 }
 
 LogZTracker TrackedTrainer::settled(int sweeps, int burn_in, double min_beta) const {

@@ -63,6 +63,17 @@ struct TrackerConfig {
   double carried_drift_variance = 0.0;
 };
 
+// How far one update's bridge observations fell from the filter's prediction of them (its mean and covariance
+// before it conditions on them, plus their own noise): the squared Mahalanobis distance of all M − 1 of them
+// (dof = M − 1; about dof on average when the filter's variances are right, less where the autocorrelation
+// inflation widens them), and the z-score of their sum, the bridge path from the known end to β = 1, which
+// observes ζ_1. NaN / 0 before the first update (no proper prediction yet).
+struct BridgeInnovation {
+  double squared = std::numeric_limits<double>::quiet_NaN();
+  int dof = 0;
+  double path_z = std::numeric_limits<double>::quiet_NaN();
+};
+
 // The filter itself, independent of any trainer: feed it one StepObservations per update.
 class LogZTracker {
  public:
@@ -93,6 +104,8 @@ class LogZTracker {
   double mean(int i = 0) const;
   double std_dev(int i = 0) const;
   double bias_mean() const { return mean_[mean_.size() - 1]; }
+  // The innovation of the latest bridge observations (observe or observe_fixed_model).
+  const BridgeInnovation& bridge_innovation() const { return innovation_; }
   // A known change of the model between updates: ζ_i += delta[i] at every rung i, where delta is an estimate with
   // independent errors of the given variances (mean += δ, covariance += diag(variance); the bias b_t is kept).
   // Deleting hidden unit k multiplies every Z_β by q_β(h_k = 0), so it shifts ζ_i by log q_{β_i}(h_k = 0) (exactly
@@ -106,6 +119,7 @@ class LogZTracker {
 
  private:
   void condition_on_bridge(const StepObservations& obs);
+  void check_bridge_innovation(const VectorD& y, const MatrixD& R, const MatrixD& H);
   void condition_on_known_end(double log_z_end, double variance);
   void predict_with_update(const StepObservations& obs);
   void solve();
@@ -135,6 +149,7 @@ class LogZTracker {
   VectorD mean_;                 // μ = J⁻¹ η (kept in sync)
   Eigen::LDLT<MatrixD> factor_;  // of J, for P = J⁻¹ on demand
   std::vector<double> guess_;    // used for s where the posterior is still improper
+  BridgeInnovation innovation_;
 };
 
 // Mean log-likelihood of data under the current model from the tracked ζ_1: −mean F(v) − ζ_1, sd = sd(ζ_1)
@@ -155,7 +170,8 @@ struct TrackingHealth {
   static constexpr double kMinSwapRate = 0.2;         // below: a pair of rungs barely exchanges replicas
   static constexpr double kMinColdModeChanges = 0.2;  // below: the β = 1 chains sit in their modes
   static constexpr double kMinEssFraction = 0.3;      // below: one update's β = 1 weights rest on a few chains
-  enum Warning : int { kLowSwapRate = 1, kColdChainsStuck = 2, kLowEss = 4 };
+  static constexpr double kMaxBridgeDisagreement = 1.3;  // above: the bridges stray from the filter's ζ_1
+  enum Warning : int { kLowSwapRate = 1, kColdChainsStuck = 2, kLowEss = 4, kBridgesDisagree = 8 };
 
   std::int64_t window_end = 0;  // the update that closed the window; 0 = no complete window yet
   // The lowest acceptance of a neighbouring pair's swaps over the window.
@@ -165,6 +181,10 @@ struct TrackingHealth {
   double cold_mode_changes = std::numeric_limits<double>::quiet_NaN();
   // The lowest effective sample size, as a fraction of the chains, of one update's β = 1 importance weights.
   double min_ess_fraction = std::numeric_limits<double>::quiet_NaN();
+  // The root mean square over the window of each update's bridge path z-score (BridgeInnovation::path_z): how far
+  // the bridges' estimate of ζ_1 fell from the filter's prediction, in units of the sd of that difference. About 1
+  // or less while the filter's variances hold.
+  double bridge_disagreement = std::numeric_limits<double>::quiet_NaN();
   int warnings = 0;  // Warning bits
 };
 
@@ -231,6 +251,8 @@ class TrackedTrainer {
   std::vector<double> window_swap_rates_;  // cumulative swap rates when it opened
   Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic> window_modes_;
   double window_min_ess_ = 1.0;
+  double window_path_z_squares_ = 0.0;
+  int window_innovations_ = 0;
 };
 
 // Keeps a copy of the model with the best tracked held-out log-likelihood; stops after `patience` evaluations
