@@ -360,6 +360,8 @@ ZETA_API zeta_status zeta_trainer_log_z(const zeta_trainer *trainer, double *mea
 #define ZETA_TRACKING_LOW_SWAP_RATE 1     /* a neighbouring pair of rungs swapped < 20% of the time */
 #define ZETA_TRACKING_COLD_CHAINS_STUCK 2 /* < 20% of the beta = 1 chains changed mode */
 #define ZETA_TRACKING_LOW_ESS 4           /* an update's beta = 1 importance weights had ESS < 30% of the chains */
+/* the bridges between rungs gave < 10 independent readings in the window (their errors persisted > 15 updates) */
+#define ZETA_TRACKING_FEW_BRIDGE_SAMPLES 8
 /* The sampler's own diagnostics of the tracked log Z over the last complete window (windows end at multiples of 150
  * updates; they start again when the model is changed outside the trainer): the lowest swap acceptance of a neighbouring pair, the
  * share of beta = 1 chain slots whose mode (most probable h) changed from the window's start to its end, the

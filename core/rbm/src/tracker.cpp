@@ -249,14 +249,14 @@ void LogZTracker::condition_on_bridge(const StepObservations& obs) {
     const double limit = 0.95 * std::sqrt(R(i, i) * R(i + 1, i + 1));
     R(i, i + 1) = R(i + 1, i) = std::clamp(R(i, i + 1), -limit, limit);
   }
-  check_bridge_innovation(y, R, H);
+  record_bridge_innovation(y, R, H, tau.maxCoeff());
   const Eigen::LDLT<MatrixD> r_factor(R);
   const MatrixD r_inv_h = r_factor.solve(H);
   precision_.noalias() += H.transpose() * r_inv_h;
   information_.noalias() += r_inv_h.transpose() * y;
 }
 
-void LogZTracker::check_bridge_innovation(const VectorD& y, const MatrixD& R, const MatrixD& H) {
+void LogZTracker::record_bridge_innovation(const VectorD& y, const MatrixD& R, const MatrixD& H, double tau) {
   innovation_ = BridgeInnovation{};
   if (updates_ == 0) return;  // the posterior is still improper: there is no prediction to compare with
   // Predicted: H μ with covariance H P Hᵀ + R, P = J⁻¹ from the factor of the last solve.
@@ -269,6 +269,8 @@ void LogZTracker::check_bridge_innovation(const VectorD& y, const MatrixD& R, co
   innovation_.dof = static_cast<int>(d.size());
   // The bridges summed from the known end to β = 1 observe ζ_M − ζ_1: their innovation is that of ζ_1.
   innovation_.path_z = -d.sum() / std::sqrt(S.sum());
+  innovation_.path_log_z = mean_[n_temperatures() - 1] - y.sum();
+  innovation_.tau = std::max(tau, 1.0);
 }
 
 void LogZTracker::predict_with_update(const StepObservations& obs) {
@@ -483,10 +485,10 @@ std::string tracking_warning_text(const TrackingHealth& health) {
   add(TrackingHealth::kLowEss,
       "an update's beta = 1 importance weights rested on %.2f of the chains (a smaller rate helps)",
       health.min_ess_fraction);
-  add(TrackingHealth::kBridgesDisagree,
-      "the bridges' log Z strayed from the tracked value by %.2f of their sd (root mean square; a smaller rate or "
-      "more chains help)",
-      health.bridge_disagreement);
+  add(TrackingHealth::kFewBridgeSamples,
+      "the bridges between rungs gave %.1f independent readings (their errors persist for many updates), too few "
+      "to check the beta = 1 chains (more chains or rungs near beta = 1 help)",
+      health.bridge_samples);
   if (!text.empty())
     text = "the tracked log Z may be off by more than its sd over the last " + std::to_string(TrackingHealth::kWindow) +
            " updates: " + text;
@@ -509,6 +511,7 @@ void TrackedTrainer::watch(bool restarted) {
     window_modes_ = cold_modes();
     window_min_ess_ = 1.0;
     window_path_z_squares_ = 0.0;
+    window_path_tau_ = 0.0;
     window_innovations_ = 0;
     return;
   }
@@ -520,6 +523,7 @@ void TrackedTrainer::watch(bool restarted) {
   const BridgeInnovation& innovation = tracker_.bridge_innovation();
   if (innovation.dof > 0 && std::isfinite(innovation.path_z)) {
     window_path_z_squares_ += innovation.path_z * innovation.path_z;
+    window_path_tau_ += innovation.tau;
     ++window_innovations_;
   }
   // Windows close at multiples of kWindow, so that checkpoints at such multiples read a window that just ended;
@@ -542,19 +546,23 @@ void TrackedTrainer::watch(bool restarted) {
   health_.min_swap_rate = min_rate;
   health_.cold_mode_changes = static_cast<double>(changed) / static_cast<double>(modes.rows());
   health_.min_ess_fraction = window_min_ess_;
-  health_.bridge_disagreement = window_innovations_ > 0
-                                    ? std::sqrt(window_path_z_squares_ / static_cast<double>(window_innovations_))
-                                    : std::numeric_limits<double>::quiet_NaN();
-  health_.warnings =
-      (min_rate < TrackingHealth::kMinSwapRate ? TrackingHealth::kLowSwapRate : 0) |
-      (health_.cold_mode_changes < TrackingHealth::kMinColdModeChanges ? TrackingHealth::kColdChainsStuck : 0) |
-      (window_min_ess_ < TrackingHealth::kMinEssFraction ? TrackingHealth::kLowEss : 0) |
-      (health_.bridge_disagreement > TrackingHealth::kMaxBridgeDisagreement ? TrackingHealth::kBridgesDisagree : 0);
+  const double innovations = static_cast<double>(window_innovations_);
+  health_.bridge_samples = window_innovations_ > 0 ? innovations * innovations / std::max(window_path_tau_, innovations)
+                                                   : std::numeric_limits<double>::quiet_NaN();
+  health_.bridge_disagreement = window_innovations_ > 0 ? std::sqrt(window_path_z_squares_ / innovations)
+                                                        : std::numeric_limits<double>::quiet_NaN();
+  health_.warnings = (min_rate < TrackingHealth::kMinSwapRate ? TrackingHealth::kLowSwapRate : 0) |
+                     (health_.cold_mode_changes < TrackingHealth::kMinColdModeChanges ? TrackingHealth::kColdChainsStuck
+                                                                                      : 0) |
+                     (window_min_ess_ < TrackingHealth::kMinEssFraction ? TrackingHealth::kLowEss : 0) |
+                     (health_.bridge_samples < TrackingHealth::kMinBridgeSamples ? TrackingHealth::kFewBridgeSamples
+                                                                                 : 0);
   window_start_ = t;
   window_swap_rates_ = rates;
   window_modes_ = modes;
   window_min_ess_ = 1.0;
   window_path_z_squares_ = 0.0;
+  window_path_tau_ = 0.0;
   window_innovations_ = 0;
 }
 
