@@ -307,7 +307,7 @@ int main(int argc, char** argv) {
     std::ofstream updates_out;
     if (!o.update_trace.empty()) {
       updates_out.open(o.update_trace);
-      updates_out << "update,tracked_log_z,tracked_sd,is1_ess,innovation,path_z\n";
+      updates_out << "update,tracked_log_z,tracked_sd,is1_ess,innovation,path_z,bridge_log_z,bridge_tau,is1_log_mean\n";
     }
     std::ofstream trace;
     if (!o.trace.empty()) {
@@ -316,7 +316,7 @@ int main(int argc, char** argv) {
                "data_move_accept_window_0,is1_ess_mean,is1_ess_min,bridge_ess_min,distinct_cold_modes,"
                "cold_mode_changes,round_trips,tracker_bias,health_window_end,health_warnings,health_min_swap_rate,"
                "health_cold_mode_changes,health_min_ess_fraction,innovation_mean,innovation_max,path_z_rms,"
-               "path_z_max,health_bridge_disagreement\n";
+               "path_z_max,health_bridge_disagreement,health_bridge_samples\n";
     }
 
     std::vector<Diagnostics> scored;  // checkpoints after the burn-in
@@ -357,8 +357,13 @@ int main(int argc, char** argv) {
         ++innovations;
       }
       if (updates_out.is_open()) {
+        const Eigen::ArrayXd is1_log_w = obs.update_log_weights_loo.size() > 0 ? obs.update_log_weights_loo.array()
+                                                                               : obs.update_log_weights[0].array();
+        const double is1_max = is1_log_w.maxCoeff();
+        const double is1_log_mean = is1_max + std::log((is1_log_w - is1_max).exp().mean());
         updates_out << t << ',' << trained.log_z() << ',' << trained.log_z_std_dev() << ',' << is1 << ','
-                    << innovation.squared / std::max(innovation.dof, 1) << ',' << innovation.path_z << '\n';
+                    << innovation.squared / std::max(innovation.dof, 1) << ',' << innovation.path_z << ','
+                    << innovation.path_log_z << ',' << innovation.tau << ',' << is1_log_mean << '\n';
       }
 
       // Checkpoint k at round(k · updates / checkpoints).
@@ -405,7 +410,7 @@ int main(int argc, char** argv) {
               << ',' << d.round_trips << ',' << d.bias << ',' << d.health.window_end << ',' << d.health.warnings << ','
               << d.health.min_swap_rate << ',' << d.health.cold_mode_changes << ',' << d.health.min_ess_fraction << ','
               << d.innovation_mean << ',' << d.innovation_max << ',' << d.path_z_rms << ',' << d.path_z_max << ','
-              << d.health.bridge_disagreement << '\n';
+              << d.health.bridge_disagreement << ',' << d.health.bridge_samples << '\n';
       }
       if (t > o.burn_in) scored.push_back(d);
       last = d;
