@@ -213,7 +213,7 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *                                           hidden-space Metropolis-Hastings move per sweep proposing from the
  *                                           aggregate posterior of recent training rows; 0 = Desjardins et al.'s
  *                                           sampler (CD ignores it; set explicitly with CD: error)
- *   data_pool_rows         1000   int >= 1  recent training rows that proposal is built from
+ *   data_pool_rows         500    int >= 1  recent training rows that proposal is built from
  *   cold_sweep_rungs       0      int >= 0  PCD/PT: the coldest rungs (<= M; PCD: <= 1) that get cold_sweeps extra
  *                                           Gibbs sweeps per update (with their data moves); they relax slowest
  *                                           and bias the tracker while they lag; 0 = Desjardins et al.'s sampler

@@ -35,8 +35,8 @@ struct TrainOptions {
   bool adaptive = false;
   bool full_energy = false;
   std::vector<double> ladder;  // PT: initial inverse temperatures (empty: linear)
-  int data_moves = 1;
-  int data_pool = 1000;
+  int data_moves = TrainerConfig{}.data_move_rungs;
+  int data_pool = TrainerConfig{}.data_pool_rows;
   int cold_rungs = 0;
   int cold_sweeps = 0;
   std::uint64_t seed = 1;

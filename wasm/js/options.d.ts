@@ -39,7 +39,7 @@ export interface OptionValues {
    * ignores it; set explicitly with CD: error) (trainer; default 1; int >= 0)
    */
   data_move_rungs?: number;
-  /** recent training rows that proposal is built from (trainer; default 1000; int >= 1) */
+  /** recent training rows that proposal is built from (trainer; default 500; int >= 1) */
   data_pool_rows?: number;
   /**
    * PCD/PT: the coldest rungs (<= M; PCD: <= 1) that get cold_sweeps extra Gibbs sweeps per update (with their data

@@ -7,10 +7,11 @@ import { rowsArg, typedRowsArg } from './data.js';
 
 /** Bits of Trainer.trackingHealth().warnings (the C API's ZETA_TRACKING_*): a neighbouring pair of rungs swapped
  *  < 20% of the time; < 20% of the beta = 1 chains changed mode; an update's beta = 1 importance weights had an
- *  effective sample size < 30% of the chains. */
+ *  effective sample size < 30% of the chains; the bridges between rungs gave < 10 independent readings. */
 export const TRACKING_LOW_SWAP_RATE = 1;
 export const TRACKING_COLD_CHAINS_STUCK = 2;
 export const TRACKING_LOW_ESS = 4;
+export const TRACKING_FEW_BRIDGE_SAMPLES = 8;
 
 // The C functions that take a trainer's rows, by the type typedRowsArg gives the rows.
 const STEP = { f64: '_zeta_trainer_step', f32: '_zeta_trainer_step_f32', u8: '_zeta_trainer_step_u8' };
@@ -246,7 +247,7 @@ export class Trainer extends Handle {
   }
   /** The tracker's own diagnostics over its last complete window of 150 updates (zeta_trainer_tracking_health):
    *  {minSwapRate, coldModeChanges, minEssFraction, warnings (TRACKING_* bits), lowSwapRate, coldChainsStuck,
-   *  lowEss}. A warning says the tracked sd should not be believed, not that the value is wrong. NaN values and no
+   *  lowEss, fewBridgeSamples}. A warning says the tracked sd should not be believed, not that the value is wrong. NaN values and no
    *  warning before the first window; needs parallel tempering, method 2. */
   trackingHealth() {
     const p = this._check();
@@ -262,6 +263,7 @@ export class Trainer extends Handle {
         lowSwapRate: (warnings & TRACKING_LOW_SWAP_RATE) !== 0,
         coldChainsStuck: (warnings & TRACKING_COLD_CHAINS_STUCK) !== 0,
         lowEss: (warnings & TRACKING_LOW_ESS) !== 0,
+        fewBridgeSamples: (warnings & TRACKING_FEW_BRIDGE_SAMPLES) !== 0,
       };
     });
   }

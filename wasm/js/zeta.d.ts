@@ -135,6 +135,7 @@ export class Rbm implements Disposable {
 export const TRACKING_LOW_SWAP_RATE: 1;
 export const TRACKING_COLD_CHAINS_STUCK: 2;
 export const TRACKING_LOW_ESS: 4;
+export const TRACKING_FEW_BRIDGE_SAMPLES: 8;
 
 /** The tracker's own diagnostics over its last complete window of 150 updates; NaN and no warning before it. */
 export interface TrackingHealth {
@@ -152,6 +153,8 @@ export interface TrackingHealth {
   coldChainsStuck: boolean;
   /** minEssFraction < 0.3 */
   lowEss: boolean;
+  /** The bridges between rungs gave < 10 independent readings in the window. */
+  fewBridgeSamples: boolean;
 }
 
 /** SML training (CD, PCD or parallel tempering) with online log Z tracking. Borrows its Rbm. */

@@ -19,7 +19,7 @@ export {
 } from './runtime.js';
 export { Dataset } from './data.js';
 export {
-  Rbm, Trainer, TRACKING_LOW_SWAP_RATE, TRACKING_COLD_CHAINS_STUCK, TRACKING_LOW_ESS,
+  Rbm, Trainer, TRACKING_LOW_SWAP_RATE, TRACKING_COLD_CHAINS_STUCK, TRACKING_LOW_ESS, TRACKING_FEW_BRIDGE_SAMPLES,
 } from './rbm.js';
 export { Pruner } from './pruner.js';
 export { EbpNet, EBP_P, EBP_D, EBP_P_Z } from './ebp.js';

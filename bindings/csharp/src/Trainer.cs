@@ -14,6 +14,8 @@ public enum TrackingWarnings {
   /// <summary>In some update, the beta = 1 importance weights' effective sample size was below 30% of the
   /// chains.</summary>
   LowEss = ZetaNative.ZETA_TRACKING_LOW_ESS,
+  /// <summary>The bridges between rungs gave fewer than 10 independent readings in the window.</summary>
+  FewBridgeSamples = ZetaNative.ZETA_TRACKING_FEW_BRIDGE_SAMPLES,
 }
 
 /// <summary>The tracker's own diagnostics over its last complete window of 150 updates

@@ -426,12 +426,13 @@ public static class ZetaBindingTest {
       TrackingWarnings expected = (h.MinSwapRate < 0.2 ? TrackingWarnings.LowSwapRate : TrackingWarnings.None) |
                                   (h.ColdModeChanges < 0.2 ? TrackingWarnings.ColdChainsStuck : TrackingWarnings.None) |
                                   (h.MinEssFraction < 0.3 ? TrackingWarnings.LowEss : TrackingWarnings.None);
-      Check(h.Warnings == expected, $"warnings are their thresholds: {h}");
+      // FewBridgeSamples rests on the bridges' autocorrelation time, which the C API does not report.
+      Check((h.Warnings & ~TrackingWarnings.FewBridgeSamples) == expected, $"warnings are their thresholds: {h}");
       double exact = rbm.LogZExact();
       Check(Math.Abs(t.LogZ().Value - exact) < 1.0, $"default options track: {t.LogZ()} vs exact {exact}");
     }
     Check((int)TrackingWarnings.LowSwapRate == 1 && (int)TrackingWarnings.ColdChainsStuck == 2 &&
-          (int)TrackingWarnings.LowEss == 4, "warning bits as in zeta.h");
+          (int)TrackingWarnings.LowEss == 4 && (int)TrackingWarnings.FewBridgeSamples == 8, "warning bits as in zeta.h");
     // A rate of 1 moves the model further per update than the beta = 1 importance weights can follow.
     using (var rbm = new Rbm(NV, NH, 5))
     using (var opts = TrainerOptions().Set("learning_rate", 1))

@@ -468,12 +468,17 @@ public final class ZetaBindingTest {
       for (TrackingHealth.Warning w : expected) {
         bits |= w.bit();
       }
-      check(h.warnings().equals(expected) && h.warningBits() == bits, "warnings are their thresholds: " + h);
+      // FEW_BRIDGE_SAMPLES rests on the bridges' autocorrelation time, which the C API does not report.
+      EnumSet<TrackingHealth.Warning> thresholded = EnumSet.copyOf(h.warnings());
+      thresholded.remove(TrackingHealth.Warning.FEW_BRIDGE_SAMPLES);
+      check(thresholded.equals(expected) && (h.warningBits() & ~TrackingHealth.Warning.FEW_BRIDGE_SAMPLES.bit()) == bits,
+            "warnings are their thresholds: " + h);
       double exact = rbm.logZExact();
       check(Math.abs(t.logZ().value() - exact) < 1.0, "default options track: " + t.logZ() + " vs exact " + exact);
     }
     check(TrackingHealth.Warning.LOW_SWAP_RATE.bit() == 1 && TrackingHealth.Warning.COLD_CHAINS_STUCK.bit() == 2
-          && TrackingHealth.Warning.LOW_ESS.bit() == 4, "warning bits as in zeta.h");
+          && TrackingHealth.Warning.LOW_ESS.bit() == 4 && TrackingHealth.Warning.FEW_BRIDGE_SAMPLES.bit() == 8,
+          "warning bits as in zeta.h");
     // A rate of 1 moves the model further per update than the beta = 1 importance weights can follow.
     try (Rbm rbm = new Rbm(NV, NH, 5); Options opts = trainerOptions().set("learning_rate", 1);
          Trainer t = new Trainer(rbm, opts)) {

@@ -110,7 +110,8 @@ def test_tracking_health(data):
             expected |= zeta.TrackingWarning.COLD_CHAINS_STUCK
         if h.min_ess_fraction < 0.3:
             expected |= zeta.TrackingWarning.LOW_ESS
-        assert h.warnings == expected and 0 <= h.min_swap_rate <= 1
+        # FEW_BRIDGE_SAMPLES rests on the bridges' autocorrelation time, which the C API does not report.
+        assert h.warnings & ~zeta.TrackingWarning.FEW_BRIDGE_SAMPLES == expected and 0 <= h.min_swap_rate <= 1
     opts = dict(trainer_options(), learning_rate=1)
     with zeta.Rbm(NV, NH, seed=5) as rbm, zeta.Trainer(rbm, opts) as t:
         t.train(data, 16, 150)

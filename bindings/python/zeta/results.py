@@ -27,6 +27,7 @@ class TrackingWarning(enum.IntFlag):
     LOW_SWAP_RATE = 1  # a neighbouring pair of rungs swapped < 20% of the time
     COLD_CHAINS_STUCK = 2  # < 20% of the beta = 1 chains changed mode
     LOW_ESS = 4  # an update's beta = 1 importance weights had ESS < 30% of the chains
+    FEW_BRIDGE_SAMPLES = 8  # the bridges between rungs gave < 10 independent readings in the window
 
 
 class TrackingHealth(NamedTuple):

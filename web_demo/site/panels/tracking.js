@@ -74,13 +74,17 @@ class TrackingPanel extends Panel {
     if (h.lowEss) {
       what.push(`low ESS (an update's β = 1 weights had ESS ${pct(h.minEssFraction)} of the chains, < 30%)`);
     }
+    if (h.fewBridgeSamples) {
+      what.push('few bridge readings (the bridges between temperatures gave < 10 independent readings)');
+    }
     this.warningEl.textContent = `⚠ Tracker warning, updates ${h.from + 1}–${h.to}: ${what.join('; ')}. ` +
       'The ±2σ band may understate the error there (shaded on the chart).';
   }
   healthText() {
     const h = this.state.health;
     if (!h) return 'none yet (the first window ends at update 150)';
-    const names = [h.lowSwapRate && 'low swap rate', h.coldChainsStuck && 'cold chains stuck', h.lowEss && 'low ESS'];
+    const names = [h.lowSwapRate && 'low swap rate', h.coldChainsStuck && 'cold chains stuck', h.lowEss && 'low ESS',
+      h.fewBridgeSamples && 'few bridge readings'];
     return `${names.filter(Boolean).join(', ') || 'none'} (updates ${h.from + 1}–${h.to})`;
   }
   progress(msg) {

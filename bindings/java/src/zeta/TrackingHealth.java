@@ -17,7 +17,9 @@ public final class TrackingHealth {
     /** Less than 20% of the beta = 1 chains changed mode. */
     COLD_CHAINS_STUCK(ZetaNativeConstants.ZETA_TRACKING_COLD_CHAINS_STUCK),
     /** In some update, the beta = 1 importance weights' effective sample size was below 30% of the chains. */
-    LOW_ESS(ZetaNativeConstants.ZETA_TRACKING_LOW_ESS);
+    LOW_ESS(ZetaNativeConstants.ZETA_TRACKING_LOW_ESS),
+    /** The bridges between rungs gave fewer than 10 independent readings in the window. */
+    FEW_BRIDGE_SAMPLES(ZetaNativeConstants.ZETA_TRACKING_FEW_BRIDGE_SAMPLES);
 
     private final int bit;
 

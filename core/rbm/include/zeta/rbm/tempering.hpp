@@ -34,7 +34,7 @@ struct TemperingConfig {
   // mode the data occupy, however far it is from the chain in Gibbs steps (see docs/tracking.md). Each move
   // leaves the rung's q_β invariant, so the chains stay valid samples whatever the pool holds.
   int data_move_rungs = 0;
-  int data_pool_rows = 1000;  // capacity of the pool of training rows' hidden pre-activations (a ring buffer)
+  int data_pool_rows = 500;  // capacity of the pool of training rows' hidden pre-activations (a ring buffer)
   // Extra Gibbs sweeps per sweep() at the coldest `cold_sweep_rungs` rungs only (0 = the paper's sampler): at
   // 784×500 those chains relax ~10× slower than the rest of the ladder and bias the tracker's bridges while
   // they lag the moving model (docs/tracking.md). Each extra sweep includes the rung's data move, if any.
