@@ -237,6 +237,7 @@ class Pruner {
   class Engine;
   template <class S>
   class EngineImpl;
+  static std::unique_ptr<Engine> make_engine(Pruner& owner);  // of config_'s precision
   void restart_tracker();
   void record_check(double mean, double std_dev);
 
