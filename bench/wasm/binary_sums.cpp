@@ -1,13 +1,19 @@
 // Break-evens of the WebAssembly module's products of 0/1 states (not a test): for the update's shapes (784 x 500,
 // 32 to 1000 rows; a·b, a·bᵀ and aᵀ·b) and 5-50% ones, the time of the sums over the selected rows (sum_selected),
-// of the group tables (sum_by_tables) and of Eigen's GEMM, each compiled the way the module is. gemm.cpp is
-// included whole to reach its internal kernels; the kTablesBelow* constants there come from this sweep.
+// of the group tables (sum_by_tables) and of Eigen's GEMM, each compiled the way the module is, with the base's
+// internal kernels built beside it (wasm/CMakeLists.txt); the kTablesBelow* constants of binary_products.cpp come
+// from this sweep.
 // Run by bench/wasm/binary_sums.sh; prints one line per shape and density (median microseconds of 7 repeats).
-#include "../../core/base/src/gemm.cpp"
-
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <random>
+#include <vector>
+
+#include "binary_sums.hpp"
+#include "bit_packing.hpp"
+#include "zeta/base/gemm.hpp"
 
 namespace {
 
@@ -34,6 +40,7 @@ double median_us(F&& body) {
 
 int main() {
   using namespace zeta;
+  using namespace zeta::gemm_detail;
   std::mt19937 gen(1);
   std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
   std::normal_distribution<float> normal(0.0f, 0.01f);

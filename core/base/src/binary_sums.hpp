@@ -1,0 +1,34 @@
+// The two ways of adding up the rows of op(b) that the bits of packed 0/1 rows select (multiply_binary in
+// gemm.hpp): one addition per selected row (selected_sums.cpp) and lookups in tables of group sums
+// (group_tables.cpp). Which one runs, or the GEMM instead, is decided in binary_products.cpp. Private to the base
+// family.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "zeta/base/gemm.hpp"
+
+namespace zeta::gemm_detail {
+
+// c ← (rows selected by bits)·op(b): row r of c from the n_entries-bit packed row r of `bits`, one addition per
+// selected (or, for rows of mostly ones, left-out) entry. Returns false, leaving c alone, when more than
+// max_fraction of the entries would be added up.
+template <class S>
+bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries, const ConstMatrixRef<S>& b,
+                  bool transposed_b, double max_fraction, MatrixRef<S>& c);
+
+// Whether this build has the group tables (AVX2, AVX-512 or WebAssembly SIMD).
+#if defined(__AVX512F__) || defined(__AVX2__) || defined(__wasm_simd128__)
+constexpr bool kGroupTables = true;
+#else
+constexpr bool kGroupTables = false;
+#endif
+
+// c ← (rows selected by bits)·op(b) by lookups in tables of group sums, each row then mapped by `affine` when it is
+// not null. Returns false, leaving c alone, for double or a build without the tables.
+template <class S>
+bool sum_by_tables(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries, const ConstMatrixRef<S>& b,
+                   bool transposed_b, MatrixRef<S>& c, const RowAffine<S>* affine);
+
+}  // namespace zeta::gemm_detail

@@ -1,0 +1,131 @@
+// sum_selected (binary_sums.hpp): a product of packed 0/1 rows with op(b) as one addition per selected row, in
+// column blocks shared among threads. The group tables, the other way, are in group_tables.cpp.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "zeta/base/kernels.hpp"
+
+#include "binary_sums.hpp"
+#include "bit_packing.hpp"
+#include "column_blocks.hpp"
+
+namespace zeta::gemm_detail {
+
+namespace {
+
+// out[0, kWidth) += Σ b(i, ·) over the entries i of words [w0, w1) set in `bits` (with `complement`, over those not
+// set, the last word masked to its `last_mask` entries). Two accumulators take alternate entries, so the order of the
+// additions is fixed by the bits alone: the same result whatever the CPU's vector width or the number of threads.
+template <class S, int kWidth>
+void add_selected_rows(const std::uint64_t* bits, Eigen::Index w0, Eigen::Index w1, Eigen::Index words,
+                       std::uint64_t last_mask, bool complement, const S* b, S* out) {
+  S even[kWidth] = {}, odd[kWidth] = {};
+  const S* pending = nullptr;
+  for (Eigen::Index w = w0; w < w1; ++w) {
+    std::uint64_t x = bits[w];
+    if (complement) x = ~x & (w + 1 == words ? last_mask : ~std::uint64_t{0});
+    const S* base = b + w * 64 * kWidth;
+    for (; x != 0; x &= x - 1) {
+      const S* row = base + static_cast<Eigen::Index>(__builtin_ctzll(x)) * kWidth;
+      if (pending == nullptr) {
+        pending = row;
+        continue;
+      }
+      for (int j = 0; j < kWidth; ++j) {
+        even[j] += pending[j];
+        odd[j] += row[j];
+      }
+      pending = nullptr;
+    }
+  }
+  if (pending != nullptr)
+    for (int j = 0; j < kWidth; ++j) even[j] += pending[j];
+  for (int j = 0; j < kWidth; ++j) out[j] += even[j] + odd[j];
+}
+}  // namespace
+
+// c ← (rows selected by bits)·op(b): row r of c from the n_entries-bit packed row r of `bits`. Column blocks of
+// op(b) are the outer loop, each copied to contiguous rows of kWidth entries first (a few pages, where b's own rows
+// are thousands of bytes apart: the copy costs less than the cache and TLB misses of the scattered reads it saves,
+// and it is where bᵀ gets transposed); the last block ends at the last column, overlapping the one before it.
+// Every row then adds up its entries of the block in passes of a few words of entries, so the rows a pass reads
+// stay in the L1 cache while all rows take their turn (X·W at 784 x 500: 1.3x the rate of one pass). The passes
+// depend on the shape alone (one in the WebAssembly module), so the order of the additions does not depend on the
+// machine a build runs on.
+// Returns false, leaving c alone, when more than max_fraction of the entries would be added up (rows near half
+// ones): the GEMM is then faster.
+template <class S>
+bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries, const ConstMatrixRef<S>& b,
+                  bool transposed_b, double max_fraction, MatrixRef<S>& c) {
+  constexpr int kWidth = 128 / static_cast<int>(sizeof(S));  // two cache lines per selected row
+  constexpr Eigen::Index kPassBytes = 32 * 1024;  // of the block per pass: the L1 data cache of current x86 cores
+  const Eigen::Index words = (n_entries + 63) / 64, rows = c.rows(), cols = c.cols();
+#ifdef __EMSCRIPTEN__
+  // One pass in the WebAssembly module: there the passes made a PCD-1 update ~4% slower (node, interleaved).
+  const Eigen::Index pass_words = words;
+#else
+  const Eigen::Index pass_words = std::max<Eigen::Index>(1, kPassBytes / (64 * kWidth * sizeof(S)));
+#endif
+  const std::uint64_t last_mask = last_word_mask(n_entries);
+  std::vector<unsigned char> complement(static_cast<std::size_t>(rows));
+  bool any_complement = false;
+  Eigen::Index added = 0;
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    Eigen::Index ones = 0;
+    for (Eigen::Index w = 0; w < words; ++w)
+      ones += __builtin_popcountll(bits[static_cast<std::size_t>(r * words + w)]);
+    complement[static_cast<std::size_t>(r)] = 2 * ones > n_entries;  // fewer rows to add up
+    any_complement = any_complement || 2 * ones > n_entries;
+    added += std::min(ones, n_entries - ones);
+  }
+  if (static_cast<double>(added) > max_fraction * static_cast<double>(rows * n_entries)) return false;
+  // In double: Eigen::Index is 32 bits in the WebAssembly module.
+  const double work = static_cast<double>(rows) * static_cast<double>(cols) *
+                      std::max(1.0, static_cast<double>(n_entries) / 4.0);
+  const int threads = work >= 4194304.0 ? std::max(1, Eigen::nbThreads()) : 1;
+  const Eigen::Index chunks = (cols + kWidth - 1) / kWidth;
+  const std::uint64_t* all_bits = bits.data();
+  // Threads take whole column blocks (each copies only its own); an entry's sum does not depend on which thread
+  // computes it: the same bits for any thread count.
+  for_shared_chunks(chunks, threads, threads > 1, [&](Eigen::Index chunk) {
+    thread_local AlignedBuffer<S> block_buffer, partial_buffer;
+    block_buffer.resize(static_cast<std::size_t>(n_entries * kWidth));
+    partial_buffer.assign(static_cast<std::size_t>(rows * kWidth), S(0));
+    // Plain pointers: in position-independent code every use of a thread_local's name is a call to __tls_get_addr
+    // (with the vector registers saved around it), which GCC repeats inside the loops.
+    S* const block = block_buffer.data();
+    S* const partial = partial_buffer.data();
+    S sums[kWidth];
+    // The last block ends at the last column; its columns before j0 belong to the block before it.
+    const Eigen::Index j0 = chunk * kWidth, start = std::min(j0, cols - kWidth), skip = j0 - start;
+    copy_column_block<S, kWidth>(b, transposed_b, n_entries, start, block);
+    if (any_complement) {  // the block's column sums, row after row: the same order for either form of b
+      std::fill(sums, sums + kWidth, S(0));
+      for (Eigen::Index i = 0; i < n_entries; ++i)
+        for (int j = 0; j < kWidth; ++j) sums[j] += block[i * kWidth + j];
+    }
+    for (Eigen::Index w0 = 0; w0 < words; w0 += pass_words) {
+      const Eigen::Index w1 = std::min(words, w0 + pass_words);
+      for (Eigen::Index r = 0; r < rows; ++r)
+        add_selected_rows<S, kWidth>(all_bits + r * words, w0, w1, words, last_mask,
+                                     complement[static_cast<std::size_t>(r)], block, partial + r * kWidth);
+    }
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      const S* sum = partial + r * kWidth;
+      S* out = c.row(r).data() + j0;
+      if (complement[static_cast<std::size_t>(r)]) {
+        for (Eigen::Index j = skip; j < kWidth; ++j) out[j - skip] = sums[j] - sum[j];
+      } else {
+        std::copy(sum + skip, sum + kWidth, out);
+      }
+    }
+  });
+  return true;
+}
+template bool sum_selected<float>(const std::vector<std::uint64_t>&, Eigen::Index, const ConstMatrixRef<float>&, bool,
+                                  double, MatrixRef<float>&);
+template bool sum_selected<double>(const std::vector<std::uint64_t>&, Eigen::Index, const ConstMatrixRef<double>&, bool,
+                                   double, MatrixRef<double>&);
+
+}  // namespace zeta::gemm_detail
