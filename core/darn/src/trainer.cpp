@@ -1,3 +1,6 @@
+// The DARN trainer (trainer.hpp): the gradient estimators (the paper's and REINFORCE with a learned baseline) in
+// float or double, the RMSprop-with-momentum step, batches and epochs. Weight noise is in weight_noise.cpp, the
+// model files in darn_file.cpp.
 #include "zeta/darn/trainer.hpp"
 
 #include <algorithm>
@@ -7,12 +10,15 @@
 #include <numeric>
 #include <string>
 
-#include "network_math.hpp"
 #include "zeta/base/error.hpp"
 #include "zeta/base/kernels.hpp"
 
+#include "network_math.hpp"
+#include "trainer_segments.hpp"
+
 namespace zeta {
 
+using darn_detail::kSegment;
 using darn_detail::LayerGradient;
 using darn_detail::LayerMirror;
 using darn_detail::LayerPass;
@@ -21,11 +27,8 @@ using darn_detail::NetworkPass;
 
 namespace {
 
-constexpr std::uint32_t kTrainerLayout = 1;
-constexpr std::int64_t kParallelParameters = 1 << 16;  // fewer: a second thread costs more than it saves
-constexpr std::int64_t kSegment = 512;                 // entries of a plain block per segment (5 double arrays x 4 KiB)
-constexpr double kRmspropEpsilon = 1e-4;               // Graves 2013
-constexpr double kSignalDecay = 0.8;                   // running moments of the REINFORCE signal (Mnih & Gregor 2014)
+constexpr double kRmspropEpsilon = 1e-4;  // Graves 2013
+constexpr double kSignalDecay = 0.8;      // running moments of the REINFORCE signal (Mnih & Gregor 2014)
 
 template <class S>
 void store(const LayerGradient<S>& g, StochasticLayer& out, bool is_prior) {
@@ -257,60 +260,6 @@ void check_batch(const Darn& m, const MatrixD& x) {
   require(is_binary(x), "DARN training: x must hold only 0 and 1");
 }
 
-VectorD flatten(const Darn& m) {
-  VectorD v(static_cast<Eigen::Index>(m.parameter_count()));
-  Eigen::Index offset = 0;
-  for (auto [p, n] : m.parameter_spans()) {
-    std::copy(p, p + n, v.data() + offset);
-    offset += n;
-  }
-  return v;
-}
-
-}  // namespace
-
-// The optimal Gaussian prior of each block (Graves 2011): the mean of its free parameters' μ and the mean of
-// σ² + (μ − μ_P)² over them (a block without free parameters keeps 0 and 0).
-std::vector<DarnTrainer::BlockPrior> DarnTrainer::block_priors(const VectorD& sigma) const {
-  std::vector<BlockPrior> priors(block_offset_.size());
-  const auto mu = model_.parameter_spans();
-  for (const Segment& s : segments_) {
-    const double* m = mu[s.block].first + s.first;
-    for (std::int64_t i = 0; i < s.free; ++i) priors[s.block].mean += m[i];
-    priors[s.block].free += s.free;
-  }
-  for (BlockPrior& p : priors) {
-    if (p.free > 0) p.mean /= static_cast<double>(p.free);
-  }
-  for (const Segment& s : segments_) {
-    const double* m = mu[s.block].first + s.first;
-    const double* sg = sigma.data() + block_offset_[s.block] + s.first;
-    BlockPrior& p = priors[s.block];
-    for (std::int64_t i = 0; i < s.free; ++i) {
-      const double d = m[i] - p.mean;
-      p.variance += sg[i] * sg[i] + d * d;
-    }
-  }
-  for (BlockPrior& p : priors) {
-    if (p.free > 0) p.variance /= static_cast<double>(p.free);
-  }
-  return priors;
-}
-
-namespace {
-
-// The spans of a flat vector cut as a model's parameter blocks.
-std::vector<std::pair<double*, std::int64_t>> blocks_of(VectorD& v, const Darn& shape) {
-  std::vector<std::pair<double*, std::int64_t>> out;
-  std::int64_t offset = 0;
-  for (auto [p, n] : shape.parameter_spans()) {
-    (void)p;
-    out.emplace_back(v.data() + offset, n);
-    offset += n;
-  }
-  return out;
-}
-
 // One RMSprop-with-momentum step (Graves 2013, eqs. 38–41) on n parameters; state holds [n_sq, n_mean, Δ].
 // The gradient is grad_scale · grad (the batch mean from a sum: one pass over the parameters, not two). Whole
 // array statements vectorise the square roots and divisions; they run on blocks that stay in L1, so each array
@@ -413,127 +362,6 @@ double DarnTrainer::train_batch_with(const MatrixD& x, std::int64_t noise_exampl
   return mean_cost;
 }
 
-void DarnTrainer::set_weight_sigma(const VectorD& sigma) {
-  require(config_.weight_noise, "DARN weight sigma: the trainer has no weight noise");
-  require(sigma.size() == free_.size(), "DARN weight sigma: " + std::to_string(sigma.size()) + " values for " +
-                                            std::to_string(free_.size()) + " parameters");
-  for (Eigen::Index i = 0; i < sigma.size(); ++i) {
-    require(free_[i] == 0.0 || (std::isfinite(sigma[i]) && sigma[i] > 0.0),
-            "DARN weight sigma must be positive and finite for every free parameter");
-  }
-  for (Eigen::Index i = 0; i < sigma.size(); ++i) {
-    if (free_[i] != 0.0) log_sigma_[i] = std::log(sigma[i]);
-  }
-}
-
-void DarnTrainer::draw_weight_noise() {
-  // The gradient is taken at θ = μ + σ ∘ ε, held in a second model (buffers kept between batches: fresh ones
-  // cost page faults on every batch); the model itself keeps μ throughout.
-  epsilon_.resize(log_sigma_.size());
-  if (!noisy_) noisy_ = std::make_unique<Darn>(model_.structure());
-  std::int64_t drawn = 0;
-  // ε comes from the one generator, in order. σ = exp(log σ) and the blocks' priors do not need it, so another
-  // thread computes them meanwhile.
-#pragma omp parallel sections if (log_sigma_.size() >= kParallelParameters)
-  {
-#pragma omp section
-    {
-      for (const Segment& s : segments_) {
-        double* eps = epsilon_.data() + block_offset_[s.block] + s.first;
-        rng_.fill_normal(eps, s.free);
-        std::fill(eps + s.free, eps + s.length, 0.0);
-        drawn += s.free;
-      }
-    }
-#pragma omp section
-    {
-      sigma_ = log_sigma_.array().exp();
-      priors_ = block_priors(sigma_);
-    }
-  }
-  // Normals come in pairs; an even count leaves no spare behind, so a file saved between steps (which keeps
-  // the generator's state, not a spare) resumes exactly.
-  if (drawn % 2 == 1) rng_.normal();
-  const auto mu = model_.parameter_spans();
-  const auto theta = noisy_->mutable_parameter_spans();
-  for_row_blocks(static_cast<Eigen::Index>(segments_.size()), kSegment, [&](Eigen::Index first, Eigen::Index count) {
-    for (Eigen::Index j = first; j < first + count; ++j) {
-      const Segment& s = segments_[static_cast<std::size_t>(j)];
-      const std::int64_t at = block_offset_[s.block] + s.first;
-      const Eigen::Map<const Eigen::ArrayXd> mu_seg(mu[s.block].first + s.first, s.length);
-      const auto noise = sigma_.segment(at, s.length).array() * epsilon_.segment(at, s.length).array();
-      Eigen::Map<Eigen::ArrayXd>(theta[s.block].first + s.first, s.length) = mu_seg + noise;
-    }
-  });
-}
-
-void DarnTrainer::weight_noise_gradients(const Darn& data_gradient, const VectorD& epsilon, std::int64_t examples,
-                                         VectorD& mu_gradient, VectorD& log_sigma_gradient) const {
-  require(config_.weight_noise, "DARN weight-noise gradients: the trainer has no weight noise");
-  require(examples > 0, "DARN weight-noise gradients: examples must be positive");
-  mu_gradient = flatten(data_gradient);
-  require(mu_gradient.size() == free_.size() && epsilon.size() == free_.size(),
-          "DARN weight-noise gradients: sizes differ from the model's");
-  const VectorD sigma = log_sigma_.array().exp();
-  add_weight_noise_gradients(blocks_of(mu_gradient, model_), 1.0, epsilon, sigma, block_priors(sigma), examples,
-                             log_sigma_gradient);
-}
-
-void DarnTrainer::add_weight_noise_gradients(const std::vector<std::pair<double*, std::int64_t>>& g_blocks,
-                                             double data_scale, const VectorD& epsilon, const VectorD& sigma,
-                                             const std::vector<BlockPrior>& priors, std::int64_t examples,
-                                             VectorD& log_sigma_gradient) const {
-  // Per example the objective is the batch's mean description length at θ plus KL(N(μ, σ²) ‖ prior) / N. With
-  // the prior at its optimum its own gradient vanishes, so per free parameter
-  //   ∂/∂μ_i     = g_i + (μ_i − μ_P) / (N σ_P²),
-  //   ∂/∂log σ_i = g_i ε_i σ_i + (σ_i² / σ_P² − 1) / N.
-  // One pass, shared among the threads a segment at a time, each segment checked while it is in cache; nothing
-  // outside the gradients changes.
-  const double inv_n = 1.0 / static_cast<double>(examples);
-  log_sigma_gradient.resize(free_.size());
-  const auto mu_blocks = model_.parameter_spans();
-  std::atomic<bool> data_finite{true}, finite{true};
-  for_row_blocks(static_cast<Eigen::Index>(segments_.size()), kSegment, [&](Eigen::Index first, Eigen::Index count) {
-    for (Eigen::Index j = first; j < first + count; ++j) {
-      const Segment& s = segments_[static_cast<std::size_t>(j)];
-      const BlockPrior& prior = priors[s.block];
-      const std::int64_t k = block_offset_[s.block] + s.first;
-      const double* mu = mu_blocks[s.block].first + s.first;
-      double* g = g_blocks[s.block].first + s.first;
-      Eigen::Map<Eigen::ArrayXd> g_seg(g, s.length), lsg_seg(log_sigma_gradient.data() + k, s.length);
-      if (!g_seg.allFinite()) data_finite.store(false, std::memory_order_relaxed);
-      g_seg *= data_scale;
-      for (std::int64_t i = 0; i < s.free; ++i) {
-        lsg_seg[i] = g[i] * epsilon[k + i] * sigma[k + i] +
-                     inv_n * (sigma[k + i] * sigma[k + i] / prior.variance - 1.0);
-        g[i] += inv_n * (mu[i] - prior.mean) / prior.variance;
-      }
-      lsg_seg.tail(s.length - s.free).setZero();
-      if (!g_seg.allFinite() || !lsg_seg.allFinite()) finite.store(false, std::memory_order_relaxed);
-    }
-  });
-  if (!data_finite) throw Error(ErrorCode::kNumeric, "DARN training diverged: non-finite gradient");
-  if (!finite) throw Error(ErrorCode::kNumeric, "DARN training diverged: non-finite weight-noise gradient");
-}
-
-VectorD DarnTrainer::weight_sigma() const {
-  if (!config_.weight_noise) return VectorD();
-  return (log_sigma_.array().exp() * free_.array()).matrix();
-}
-
-double DarnTrainer::weight_description_length() const {
-  if (!config_.weight_noise) return 0.0;
-  // With the optimal prior, KL = Σ_i log(σ_P / σ_i) over the free parameters of each block.
-  const VectorD sigma = log_sigma_.array().exp();
-  const std::vector<BlockPrior> priors = block_priors(sigma);
-  double kl = 0.0;
-  for (const Segment& s : segments_) {
-    const double* log_sigma = log_sigma_.data() + block_offset_[s.block] + s.first;
-    for (std::int64_t i = 0; i < s.free; ++i) kl += 0.5 * std::log(priors[s.block].variance) - log_sigma[i];
-  }
-  return kl;
-}
-
 void DarnTrainer::apply(const Darn& gradient, double grad_scale, const VectorD& baseline_gradient,
                         double baseline_bias_gradient, const VectorD* log_sigma_gradient) {
   // μ and (with weight noise) log σ step together, a chunk of each at a time, so that its state arrays are
@@ -598,133 +426,6 @@ double DarnTrainer::train_epochs(const MatrixD& x, int batch_size, int epochs, c
     epoch_mean = sum / static_cast<double>(seen);
   }
   return epoch_mean;
-}
-
-void DarnTrainer::serialize_into(ByteWriter& w) const {
-  w.u32(kTrainerLayout);
-  w.f64(config_.learning_rate);
-  w.f64(config_.rmsprop_decay);
-  w.f64(config_.momentum);
-  w.i32(static_cast<std::int32_t>(config_.estimator));
-  w.f64(config_.sparsity);
-  w.f64(config_.sparsity_weight);
-  w.u8(config_.single_precision ? 1 : 0);
-  w.u64(config_.seed);
-  w.u8(config_.weight_noise ? 1 : 0);
-  w.f64(config_.weight_noise_init);
-  w.i64(config_.weight_noise_examples);
-  w.i64(steps_);
-  std::uint64_t state[4];
-  rng_.get_state(state);
-  for (auto s : state) w.u64(s);
-  for (const VectorD* v : {&mean_square_, &mean_, &step_, &baseline_weight_, &baseline_state_}) {
-    w.f64s(v->data(), static_cast<std::size_t>(v->size()));
-  }
-  w.f64(baseline_bias_);
-  w.f64(signal_mean_);
-  w.f64(signal_variance_);
-  w.u8(signal_started_ ? 1 : 0);
-  if (config_.weight_noise) {
-    for (const VectorD* v : {&log_sigma_, &noise_mean_square_, &noise_mean_, &noise_step_}) {
-      w.f64s(v->data(), static_cast<std::size_t>(v->size()));
-    }
-  }
-}
-
-DarnTraining DarnTrainer::read_settings(ByteReader& r) {
-  const std::uint32_t layout = r.u32();
-  if (layout != kTrainerLayout) throw Error(ErrorCode::kFormat, "unsupported DARN trainer layout");
-  DarnTraining c;
-  c.learning_rate = r.f64();
-  c.rmsprop_decay = r.f64();
-  c.momentum = r.f64();
-  c.estimator = static_cast<DarnEstimator>(r.i32());
-  c.sparsity = r.f64();
-  c.sparsity_weight = r.f64();
-  const std::uint8_t single = r.u8();
-  if (single > 1) throw Error(ErrorCode::kFormat, "DARN precision flag must be 0 or 1");
-  c.single_precision = single == 1;
-  c.seed = r.u64();
-  const std::uint8_t noise = r.u8();
-  if (noise > 1) throw Error(ErrorCode::kFormat, "DARN weight-noise flag must be 0 or 1");
-  c.weight_noise = noise == 1;
-  c.weight_noise_init = r.f64();
-  c.weight_noise_examples = r.i64();
-  validate(c, ErrorCode::kFormat);
-  return c;
-}
-
-void DarnTrainer::restore_state(ByteReader& r) {
-  const std::int64_t steps = r.i64();
-  if (steps < 0) throw Error(ErrorCode::kFormat, "DARN step count is negative");
-  std::uint64_t state[4];
-  for (auto& s : state) s = r.u64();
-  const std::uint64_t doubles = 3 * static_cast<std::uint64_t>(mean_square_.size()) +
-                                static_cast<std::uint64_t>(baseline_weight_.size()) +
-                                static_cast<std::uint64_t>(baseline_state_.size()) + 3 +
-                                4 * static_cast<std::uint64_t>(log_sigma_.size());
-  if (doubles > r.remaining() / 8) throw Error(ErrorCode::kFormat, "DARN trainer state is truncated");
-  VectorD ms(mean_square_.size()), mn(mean_.size()), st(step_.size()), bw(baseline_weight_.size()),
-      bs(baseline_state_.size());
-  for (VectorD* v : {&ms, &mn, &st, &bw, &bs}) {
-    r.f64s(v->data(), static_cast<std::size_t>(v->size()));
-    if (!v->allFinite()) throw Error(ErrorCode::kFormat, "DARN trainer state holds non-finite values");
-  }
-  const double bias = r.f64();
-  const double smean = r.f64();
-  const double svar = r.f64();
-  const std::uint8_t started = r.u8();
-  if (!std::isfinite(bias) || !std::isfinite(smean) || !std::isfinite(svar) || svar < 0.0 || started > 1) {
-    throw Error(ErrorCode::kFormat, "DARN trainer state is malformed");
-  }
-  if ((ms.array() < 0.0).any()) throw Error(ErrorCode::kFormat, "DARN optimiser state is malformed");
-  VectorD ls(log_sigma_.size()), nms(log_sigma_.size()), nmn(log_sigma_.size()), nst(log_sigma_.size());
-  for (VectorD* v : {&ls, &nms, &nmn, &nst}) {
-    r.f64s(v->data(), static_cast<std::size_t>(v->size()));
-    if (!v->allFinite()) throw Error(ErrorCode::kFormat, "DARN weight-noise state holds non-finite values");
-  }
-  if ((nms.array() < 0.0).any()) throw Error(ErrorCode::kFormat, "DARN weight-noise optimiser state is malformed");
-  steps_ = steps;
-  rng_.set_state(state);
-  mean_square_ = std::move(ms);
-  mean_ = std::move(mn);
-  step_ = std::move(st);
-  baseline_weight_ = std::move(bw);
-  baseline_state_ = std::move(bs);
-  baseline_bias_ = bias;
-  signal_mean_ = smean;
-  signal_variance_ = svar;
-  signal_started_ = started == 1;
-  log_sigma_ = std::move(ls);
-  noise_mean_square_ = std::move(nms);
-  noise_mean_ = std::move(nmn);
-  noise_step_ = std::move(nst);
-}
-
-Bytes serialize_darn(const DarnNetwork& network) {
-  ByteWriter w;
-  network.model.serialize_into(w);
-  network.trainer.serialize_into(w);
-  return wrap_payload(ObjectKind::kDarn, w.take());
-}
-
-std::unique_ptr<DarnNetwork> deserialize_darn(const std::uint8_t* data, std::size_t size) {
-  const Bytes payload = unwrap_payload(data, size, ObjectKind::kDarn);
-  ByteReader r(payload.data(), payload.size());
-  Darn model = Darn::deserialize_from(r);
-  const DarnTraining training = DarnTrainer::read_settings(r);
-  auto network = std::make_unique<DarnNetwork>(std::move(model), training);
-  network->trainer.restore_state(r);
-  r.expect_end();
-  return network;
-}
-
-void save_darn(const DarnNetwork& network, const std::string& path) {
-  write_file_atomic(path, serialize_darn(network));
-}
-
-std::unique_ptr<DarnNetwork> load_darn(const std::string& path) {
-  return load_model_file(path, [](const Bytes& bytes) { return deserialize_darn(bytes.data(), bytes.size()); });
 }
 
 }  // namespace zeta
