@@ -25,8 +25,7 @@ namespace {
 
 #if defined(__AVX2__) && !defined(__AVX512VPOPCNTDQ__)
 // counts[j] = shared ones of row and of row j0 + j of b, for the kTile = 32 rows of a tile. AVX2 has no vector
-// bit count, and with the scalar one the 32 counts did not fit in registers (8% of a PT 10x100 update in an AVX2
-// build): here the bits of four words at a time are counted by nibble lookups (vpshufb) into bytes, which hold
+// bit count, and with the scalar one the 32 counts do not fit in registers: here the bits of four words at a time are counted by nibble lookups (vpshufb) into bytes, which hold
 // up to 31 words' counts (8 a word), then added up by vpsadbw (Mula, Kurz & Lemire, "Faster population counts
 // using AVX2 instructions").
 inline void count_tile_avx2(const std::uint64_t* row, const std::uint64_t* b_by_word, Eigen::Index nb, Eigen::Index j0,
@@ -60,7 +59,7 @@ inline void count_tile_avx2(const std::uint64_t* row, const std::uint64_t* b_by_
 // c(i, j) = shared ones of row i of a (first ≤ i < first + count) and row j of b, from their packed words;
 // b is word-major (word w of every row contiguous) so that the innermost loop runs over b's rows and vectorises.
 // Columns go kTile at a time with their counts held in registers across all the words (a count array in memory
-// took a load and a store per word: about twice the time).
+// takes a load and a store per word: about twice the time).
 template <class S>
 ZETA_POPCNT_TARGET void count_shared_ones(const std::uint64_t* a, Eigen::Index first, Eigen::Index count,
                                           const std::uint64_t* b_by_word, Eigen::Index nb, Eigen::Index words,

@@ -49,32 +49,25 @@ bool multiply_binary_mapped(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<
           "multiply_binary: the operands' shapes do not match");
   constexpr Eigen::Index kWidth = 128 / static_cast<Eigen::Index>(sizeof(S));
   thread_local std::vector<std::uint64_t> a_bits, column_bits;
-  // The GEMM instead: in double (there the sums ran 1.3x faster than the GEMM at a tenth ones but 2.5x slower at
-  // a third, 784 x 500, one thread), for products narrower than one block of columns, for fewer than one word of
-  // entries to sum (a row's setup costs more than its few multiply-adds), and for empty ones.
+  // The GEMM instead: in double (there the sums lose to the GEMM from a small fraction of ones), for products
+  // narrower than one block of columns, for fewer than one word of entries to sum (a row's setup costs more than
+  // its few multiply-adds), and for empty ones.
   const bool summable = std::is_same_v<S, float> && counts_bits() && c.cols() >= kWidth && inner >= 64 && c.rows() > 0;
   if (!summable || !pack_bits(a, (a.cols() + 63) / 64, a_bits)) {
     gemm<S>(a, op_a, b, op_b, c, alpha, S(0));
     return false;
   }
-  // Without tables (below), break-even fractions of entries added up against the GEMM (bench_rbm_updates, zeta_binary;
-  // sweeps of the update's shapes at 5-40% ones). Against Eigen and BLAS kernels for AVX2: for a·op(b) the sums run at
-  // 0.8 of the GEMM's rate per entry, so they pay below 0.4 of the entries; for aᵀ·b, whose right operand is small
-  // enough to stay in cache, they are faster even at half. Against OpenBLAS's AVX-512 kernels (Zen 5, 150-190 GFLOP/s
-  // one thread): 0.28-0.34 for a·op(b) with 100 rows, 0.21-0.28 with 1000, 0.20-0.30 for aᵀ·b; the same on two threads,
-  // where the GEMM shared by rows or columns (split_blas_gemm) scales as the sums do (1.9x). a·bᵀ, whose column blocks
-  // are transposed in registers (transpose_strip), pays up to 0.38 with 100 rows and 0.28 with 1000. From 32 rows of c
-  // (64 for aᵀ·b), builds with AVX2, AVX-512 or WebAssembly SIMD add up by group tables (sum_by_tables) where the sums
-  // would add up more than a break-even fraction of the entries: the tables cost the same at any density and beat the
-  // GEMM at every one (Zen 5, 784 x 500 and 500 x 784, one thread: 1.7x OpenBLAS's AVX-512 kernels with 100 rows,
-  // 1.8-2.0x with 1000, 1.1-1.7x with 32-63, 1.2x on the gradient's aᵀ·b; an AVX2 build 1.5-2.1x the AVX2 kernels at
-  // 32-63 rows), so the GEMM is left for fewer rows, where building the tables does not pay (copying 784 x 500 and
-  // building its tables costs 75-110 us: at 16 rows the tables took 100-117 us against the GEMM's 107-142 and the sums'
-  // 75-117). Sweeps of the update's shapes at 6-45% ones (one thread, Zen 5): the sums win below 20% with AVX-512
-  // (below 64 rows, where the tables' setup weighs more, 26%; beyond 256 rows, where the sums' passes cost more, 9% for
-  // a·b and 15% for a·bᵀ; 16% for aᵀ·b) and below 12% in an AVX2 build (22%; 5%, 9%; 6%), whose sums lose more to the
-  // narrower vectors than the tables do. In the WebAssembly module (node, Zen 5) the tables of 16 columns run 3-4x
-  // Eigen's GEMM at every density and beat the sums from 23% (25% below 64 rows; 20%, 18% beyond 256; 18% for aᵀ·b).
+  // Without tables (below), the sums beat the GEMM up to a break-even fraction of the entries added up, found by
+  // sweeps of the update's shapes and densities (bench_rbm_updates). Against Eigen and BLAS kernels for AVX2, 0.38
+  // for a·op(b), where the sums run at about 0.8 of the GEMM's rate per entry, and 0.5 for aᵀ·b, whose right operand
+  // stays in cache. Against a BLAS's AVX-512 kernels, lower: 0.34 and 0.38 for a·b and a·bᵀ up to 256 rows, 0.26 and
+  // 0.28 beyond, 0.25 for aᵀ·b, on two threads as on one (split_blas_gemm shares the GEMM as the sums are shared). From
+  // 32 rows of c (64 for aᵀ·b), builds with AVX2, AVX-512 or WebAssembly SIMD add up by group tables (sum_by_tables)
+  // where the sums would add up more than the kTablesBelow* fraction: the tables cost the same at any density and
+  // beat the GEMM at every one, so the GEMM is left for fewer rows, where building the tables does not pay. The
+  // kTablesBelow* fractions are where the sums stop beating the tables: higher below 64 rows, where the tables' setup
+  // weighs more, lower beyond 256, where the sums' passes cost more, and lower with AVX2, whose narrower vectors slow
+  // the sums more than the tables (bench/wasm/binary_sums.sh gives the WebAssembly module's).
   const bool tables = std::is_same_v<S, float> && kGroupTables && c.rows() >= (ta ? 64 : 32);
   static const bool wide_blas = avx512_kernels(gemm_backend(), gemm_kernels());  // fixed when the BLAS loads
   const double max_fraction_rows = tables      ? (c.rows() < 64    ? kTablesBelowFew
@@ -86,8 +79,7 @@ bool multiply_binary_mapped(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<
   bool summed = false, mapped = false;
   if (ta) {
     // With tables the bits are transposed whatever the density, and sum_selected counts the fraction from them (a
-    // serial pass over the floats, about 15 us of a pause between two shared steps of a PT 10x100 update on two
-    // threads). Without, decided from a's column counts before the bits are transposed (work wasted on a product
+    // serial pass over the floats would be a pause between two shared steps of an update on two threads). Without, decided from a's column counts before the bits are transposed (work wasted on a product
     // that then goes to the GEMM all the same); sum_selected finds the same fraction.
     bool few = true;
     if (!tables) {

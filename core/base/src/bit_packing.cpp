@@ -21,8 +21,7 @@ namespace {
 
 // The n ≤ 64 floats at x as one packed word (entry j at bit j), or-ing into not_binary a non-zero value when one
 // of them is neither 0 nor 1. With AVX-512 or AVX2, compares of 16 or 8 entries give their bits directly (the
-// scalar form below, which the compiler vectorises, takes about twice as long; pack_bits was 4% of a PT 10x100
-// update).
+// scalar form below, which the compiler vectorises, takes about twice as long).
 inline std::uint64_t pack_word(const float* x, Eigen::Index n, unsigned& not_binary) {
   std::uint64_t word = 0;
   Eigen::Index j = 0;
@@ -46,7 +45,7 @@ inline std::uint64_t pack_word(const float* x, Eigen::Index n, unsigned& not_bin
     word |= static_cast<std::uint64_t>(ones) << j;
   }
 #elif defined(__wasm_simd128__)
-  // The WebAssembly module: with the scalar form below a PCD-1 update ran ~7% slower (node, interleaved).
+  // The WebAssembly module: the scalar form below is slower there too.
   const v128_t one = wasm_f32x4_splat(1.0f), zero = wasm_f32x4_splat(0.0f);
   for (; j + 4 <= n; j += 4) {
     const v128_t v = wasm_v128_load(x + j);
@@ -111,7 +110,7 @@ void transpose_bits(const std::vector<std::uint64_t>& row_bits, Eigen::Index row
   const Eigen::Index row_words = (cols + 63) / 64, column_words = (rows + 63) / 64;
   column_bits.resize(static_cast<std::size_t>(cols * column_words));  // every word is written below
   // 64 x 64 blocks, each transposed in place by swapping ever smaller off-diagonal sub-blocks (6 rounds of 32 masked
-  // exchanges; Hacker's Delight 7-3): a scatter of every set bit had taken 60 us for a 200 x 784 gradient operand.
+  // exchanges; Hacker's Delight 7-3), far faster than a scatter of every set bit.
   std::uint64_t block[64];
   for (Eigen::Index q = 0; q < column_words; ++q) {
     for (Eigen::Index w = 0; w < row_words; ++w) {

@@ -18,16 +18,15 @@
 namespace zeta::gemm_detail {
 
 // The sums' copies of b and their lookup tables: each row of kWidth entries then starts a cache line, where the
-// 16-byte alignment of a std::vector split every vector load of a row over two lines (X·W by tables at 784 x 500,
-// 100 rows: 533 us against 341 us with the table aligned).
+// 16-byte alignment of a std::vector splits every vector load of a row over two lines.
 template <class S>
 using AlignedBuffer = std::vector<S, Eigen::aligned_allocator<S>>;
 
 // block[h·kWidth + k] = x(k, h) for the kWidth rows k of x (row stride `stride`) and its first n columns h: a strip
 // of b's rows turned into the contiguous column block of bᵀ the sums read. For floats with AVX-512 (AVX2), in
-// 16 x 16 (8 x 8) tiles shuffled in registers: element by element the copy took a third of a 100-row product
-// H·Wᵀ at 500 x 784 (Zen 5), and the 0/1 sums over Wᵀ then lost to the GEMM from a quarter ones instead of four
-// tenths. A copy: the same block, and so the same sums, either way.
+// 16 x 16 (8 x 8) tiles shuffled in registers: element by element the copy costs a large part of a product H·Wᵀ,
+// and the 0/1 sums over Wᵀ would lose to the GEMM at lower densities. A copy: the same block, and so the same
+// sums, either way.
 template <class S, int kWidth>
 void transpose_strip(const S* x, Eigen::Index stride, Eigen::Index n, S* block) {
   Eigen::Index h = 0;

@@ -80,10 +80,10 @@ std::uint32_t read_be32(const std::vector<unsigned char>& b, std::size_t at) {
 }
 
 // Asks Linux to back the whole 2 MB pages of a buffer by huge pages before its first write. Every 4 KB page of
-// fresh memory page-faults once, and on the virtual machines zeta is measured on that costs about 11 µs a page:
-// 1.1 s for the two Fashion-MNIST splits as doubles, 0.1 s with 2 MB pages (where transparent huge pages are
-// "always" or "madvise"; elsewhere nothing changes). Not for every large buffer: a 10⁵-class softmax's weights on
-// huge pages made its exact update 20% slower here.
+// fresh memory page-faults once, which on virtual machines costs microseconds a page: a second for the two
+// Fashion-MNIST splits as doubles, a tenth of that with 2 MB pages (where transparent huge pages are "always" or
+// "madvise"; elsewhere nothing changes). Not for every large buffer: a many-class softmax's weights on huge pages
+// make its exact update slower.
 void advise_huge_pages(void* data, std::size_t bytes) {
 #if defined(__linux__) && !defined(__EMSCRIPTEN__) && defined(MADV_HUGEPAGE)
   constexpr std::uintptr_t kHugePage = std::uintptr_t{1} << 21;

@@ -83,14 +83,13 @@ void blas_gemm(const ConstMatrixRef<S>& a, Transpose op_a, const ConstMatrixRef<
 
 #if defined(ZETA_BLAS_OPENBLAS) && defined(_OPENMP)
 // OpenBLAS's own threads share one product over a grid of panels; each OpenMP thread multiplying its own rows of c
-// (its own columns where c has too few rows) with OpenBLAS on one thread scales better. Zen 5, two threads, at the
-// update's shapes: 1.9x one thread with 1000 rows (OpenBLAS's threads: 1.6-1.7x), 1.8x with 100 rows by columns
-// (1.45x). OpenBLAS's OpenMP build runs on one thread inside a parallel region; its pthreads build is left its own.
+// (its own columns where c has too few rows) with OpenBLAS on one thread scales better at the update's shapes.
+// OpenBLAS's OpenMP build runs on one thread inside a parallel region; its pthreads build is left its own.
 // The parts depend on the shape and the thread count alone: the same bits for a given thread count.
 template <class S>
 bool split_blas_gemm(const ConstMatrixRef<S>& a, Transpose op_a, const ConstMatrixRef<S>& b, Transpose op_b,
                      MatrixRef<S>& c, Eigen::Index k, S alpha, S beta) {
-  constexpr Eigen::Index kMinRowsPerThread = 256;        // below, the columns split faster (100 rows: 1.8x vs 1.65x)
+  constexpr Eigen::Index kMinRowsPerThread = 256;        // below, splitting the columns scales better
   constexpr Eigen::Index kColumnAlign = 64 / sizeof(S);  // parts start on a cache line of a row
   constexpr double kMinMultiplyAdds = 2097152.0;         // a parallel region costs a few microseconds
   static const bool openmp_blas = openblas_get_parallel() == 2;

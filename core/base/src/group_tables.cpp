@@ -64,7 +64,7 @@ void build_group_tables(const S* block, Eigen::Index first, Eigen::Index n_entri
 }
 
 // A row's kTableWidth floats (below) in registers: its accumulators stay there across its lookups (as arrays the
-// compiler turned the loop over groups into gathers: 4x slower). Without AVX2 or WebAssembly SIMD (baseline x86-64)
+// compiler turns the loop over groups into gathers). Without AVX2 or WebAssembly SIMD (baseline x86-64)
 // there are no tables.
 #if defined(__AVX512F__)
 struct FloatRow {
@@ -113,7 +113,8 @@ struct FloatRow {
   void pin() { asm("" : "+x"(v[0]), "+x"(v[1]), "+x"(v[2]), "+x"(v[3])); }
 };
 #elif defined(__wasm_simd128__)
-// 16 floats: with 128-bit vectors a row of 32 took 16 registers for the two chains, all that x86-64 engines have.
+// 16 floats: with 128-bit vectors a row of 32 would take 16 registers for the two chains, all that x86-64 engines
+// have.
 struct FloatRow {
   v128_t v[4];
   static FloatRow load(const float* p) {
@@ -140,7 +141,7 @@ struct FloatRow {
 
 // A whole word's 16 lookups, unrolled: entry s of group g is at byte g·2048 + s·128 of the table, so each lookup is a
 // shift and a mask of the word and a load at a constant displacement (the loop over groups spent three times the
-// scalar instructions on the addresses: 100 x 784 x 500 took 1.4x as long). Group g goes to the even chain for even
+// scalar instructions on the addresses). Group g goes to the even chain for even
 // g, in the loop's order, so the same bits. pin() keeps each group's two additions together: without it GCC added
 // up the low halves of all 16 entries first and kept 16 addresses alive, spilled to vector registers.
 #if defined(__wasm_simd128__)
@@ -178,7 +179,7 @@ inline void add_whole_word(const char* table, std::uint64_t word, FloatRow& even
 }
 
 // Column block `chunk` (kTableWidth columns of c) of sum_by_tables. A function of its own, called through
-// for_shared_chunks: inlined into the lambda, the loop ran 2-3% slower on one thread (Zen 5).
+// for_shared_chunks: inlined into the lambda, GCC compiles the loop less well.
 [[gnu::noinline]] void add_column_block_by_tables(const std::uint64_t* all_bits, Eigen::Index n_entries,
                                                   const ConstMatrixRef<float>& b, bool transposed_b,
                                                   MatrixRef<float>& c, const RowAffine<float>* affine,
@@ -190,7 +191,7 @@ inline void add_whole_word(const char* table, std::uint64_t word, FloatRow& even
   block_buffer.resize(static_cast<std::size_t>(n_entries * kWidth));
   table_buffer.resize(static_cast<std::size_t>(16 * 16 * kWidth));
   partial_buffer.resize(static_cast<std::size_t>(rows * kWidth));
-  // Plain pointers (see sum_selected): two __tls_get_addr calls per row and word had cost 9% of the product.
+  // Plain pointers (see sum_selected): otherwise two __tls_get_addr calls per row and word.
   S* const block = block_buffer.data();
   S* const table = table_buffer.data();
   S* const partial = partial_buffer.data();
@@ -225,7 +226,7 @@ inline void add_whole_word(const char* table, std::uint64_t word, FloatRow& even
           const int offset_row = affine->offset_row != nullptr ? affine->offset_row[r] : 0;
           even.add(affine->offsets + static_cast<Eigen::Index>(offset_row) * cols + start);
         }
-        if (skip == 0) {  // straight to c: a copy through a buffer was a libc call per row and block
+        if (skip == 0) {  // straight to c: a copy through a buffer would be a libc call per row and block
           even.store(c.row(r).data() + j0);
         } else {  // the last block overlaps the one before it: only its own columns
           S sums[kWidth];

@@ -26,8 +26,7 @@ constexpr Eigen::Index kBernoulliChunk = 4096;  // entries per chunk: each chunk
 
 // Doubles in the widest vector register the build targets. The lanes below (eight generators, eight or 32 partial
 // sums) are held as 8 / kPart vectors of kPart doubles or words: GCC keeps a generic vector wider than the target's
-// registers in memory and moves it through general registers at every step (an AVX2 build of the 64-byte form spent
-// 8% of a PT 10x100 update in one sum). The lanes and their order are the same for every width, so are the bits.
+// registers in memory and moves it through general registers at every step. The lanes and their order are the same for every width, so are the bits.
 #if defined(__AVX512F__)
 constexpr int kPart = 8;
 #elif defined(__AVX__)
@@ -145,8 +144,8 @@ void sample_bernoulli_block(S* p, Eigen::Index n, Rng& rng) {
 
 // With t = e^{−β|x|} ∈ (0, 1], log(1 + t) = 2 atanh(s) = 2s (1 + s²/3 + s⁴/5 + …) for s = t / (2 + t) ≤ 1/3; the
 // series to s¹³ leaves < 1e-8, and the result is within 1.5e-7 of the exact value (Eigen's general log: 1.1e-7).
-// The log was 80% of the cost of exp + log, which the swaps and the tracker evaluate for every chain at every
-// rung after every update; this runs ~3.5× as fast. Chunks of fixed size keep the intermediates in registers and
+// The log is most of the cost of exp + log, which the swaps and the tracker evaluate for every chain at every
+// rung after every update; this runs several times as fast. Chunks of fixed size keep the intermediates in registers and
 // L1.
 void softplus_tail(const float* x, Eigen::Index n, float beta, float* out) {
   auto series = [beta](const auto& chunk, auto&& result) {

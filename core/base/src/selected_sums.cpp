@@ -50,7 +50,7 @@ void add_selected_rows(const std::uint64_t* bits, Eigen::Index w0, Eigen::Index 
 // are thousands of bytes apart: the copy costs less than the cache and TLB misses of the scattered reads it saves,
 // and it is where bᵀ gets transposed); the last block ends at the last column, overlapping the one before it.
 // Every row then adds up its entries of the block in passes of a few words of entries, so the rows a pass reads
-// stay in the L1 cache while all rows take their turn (X·W at 784 x 500: 1.3x the rate of one pass). The passes
+// stay in the L1 cache while all rows take their turn (faster than one pass at the update's shapes). The passes
 // depend on the shape alone (one in the WebAssembly module), so the order of the additions does not depend on the
 // machine a build runs on.
 // Returns false, leaving c alone, when more than max_fraction of the entries would be added up (rows near half
@@ -62,7 +62,7 @@ bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries
   constexpr Eigen::Index kPassBytes = 32 * 1024;  // of the block per pass: the L1 data cache of current x86 cores
   const Eigen::Index words = (n_entries + 63) / 64, rows = c.rows(), cols = c.cols();
 #ifdef __EMSCRIPTEN__
-  // One pass in the WebAssembly module: there the passes made a PCD-1 update ~4% slower (node, interleaved).
+  // One pass in the WebAssembly module: there the passes cost more than they save.
   const Eigen::Index pass_words = words;
 #else
   const Eigen::Index pass_words = std::max<Eigen::Index>(1, kPassBytes / (64 * kWidth * sizeof(S)));

@@ -97,8 +97,8 @@ void add_autoregressive(const LayerMirror<S>& l, const Mat<S>& h, Mat<S>& a) {
 // Σ_j [h_j a_j − softplus(a_j)] per row, accumulated in double: log Π_j σ(±a_j) for binary h.
 template <class S>
 VectorD bernoulli_log_prob(const Mat<S>& a, const Mat<S>& h) {
-  // softplus evaluated at the layer's precision first (inside the cast to double it ran entry by entry), 16 rows
-  // at a time: a whole block of 4,096 importance draws at 784 units was 12.8 MB page-faulted in per call. 16 rows
+  // softplus evaluated at the layer's precision first (inside the cast to double it runs entry by entry), 16 rows
+  // at a time: a whole block of importance draws would be megabytes page-faulted in per call. 16 rows
   // span a multiple of 64 bytes, so every row keeps the alignment it had in a whole-array buffer and its sums
   // round as they did there.
   constexpr Eigen::Index kRows = 16;

@@ -17,7 +17,7 @@ struct NetworkMirror {
   std::vector<LayerMirror<S>> encoders;  // k − 1 for k = 1 … L
 
   // ancestral_sampling = false: only what scoring and drawing from the encoder read (the trainer syncs every
-  // batch; the transposed copies for ancestral sampling were a tenth of its parameter handling).
+  // batch, and the transposed copies for ancestral sampling would be a large part of its parameter handling).
   void sync(const Darn& m, bool ancestral_sampling = true) {
     const int L = m.n_stochastic();
     decoders.resize(static_cast<std::size_t>(L));

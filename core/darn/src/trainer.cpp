@@ -43,7 +43,7 @@ void store(const LayerGradient<S>& g, StochasticLayer& out, bool is_prior) {
 }
 
 // σ(a) entrywise, in the stable form of darn_detail::logistic; exp(−|a|) in one vectorised pass (a scalar exp per
-// entry was a tenth of a training step).
+// entry would be a visible part of a training step).
 template <class S>
 Mat<S> logistic_of(const Mat<S>& a) {
   const Eigen::Array<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> e = (-a.array().abs()).exp();
@@ -263,8 +263,8 @@ void check_batch(const Darn& m, const MatrixD& x) {
 // One RMSprop-with-momentum step (Graves 2013, eqs. 38–41) on n parameters; state holds [n_sq, n_mean, Δ].
 // The gradient is grad_scale · grad (the batch mean from a sum: one pass over the parameters, not two). Whole
 // array statements vectorise the square roots and divisions; they run on blocks that stay in L1, so each array
-// comes from memory once (over the whole arrays, four statements read them 1.6 times as often, and this
-// memory-bound step was the largest cost of an n_h = 500 update outside its products).
+// comes from memory once (over the whole arrays, four statements would read them several times over, and this
+// step is memory-bound).
 void rmsprop(double* theta, const double* grad, std::int64_t n, double* mean_square, double* mean, double* step,
              const DarnTraining& c, double grad_scale = 1.0) {
   constexpr std::int64_t kBlock = 512;  // 5 arrays x 4 KiB

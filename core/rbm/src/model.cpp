@@ -44,7 +44,7 @@ double Rbm::energy(const VectorD& v, const VectorD& h) const { return -(v.dot(W 
 namespace {
 
 // v·b + Σ_j softplus(β (v W + c)_j) per row of v, a block of rows at a time: the whole product of a data set
-// (229 MB at Fashion-MNIST's 60,000 rows and 477 hidden units) was page-faulted in for one pass over it.
+// (hundreds of megabytes) would be page-faulted in for one pass over it.
 VectorD visible_term_and_softplus_sums(const Rbm& rbm, const MatrixD& v, double visible_beta, double beta) {
   constexpr Eigen::Index kBlockRows = 1024;
   VectorD out = visible_beta * (v * rbm.b);

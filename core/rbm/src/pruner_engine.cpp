@@ -55,15 +55,15 @@ double agreement_probability(double kl, double kl_variance, double cost, double 
   const double t_kl = kl / std::sqrt(kl_variance);
   const double t_cost = cost / std::sqrt(cost_variance);
   if (std::isnan(t_kl) || std::isnan(t_cost)) return 1.0;
-  // Φ(−t) = 1 − Φ(t): two erfc per parameter instead of four (they were an eighth of a 784 × 500 step). The
+  // Φ(−t) = 1 − Φ(t): two erfc per parameter instead of four, a visible part of a large model's step. The
   // subtractions cost z, a factor of a step, an absolute error of about 1e-16.
   const double p_kl = normal_cdf(t_kl), p_cost = normal_cdf(t_cost);
   return p_kl * p_cost + (1.0 - p_kl) * (1.0 - p_cost);
 }
 
 // agreement_probability for every entry of a block. The float engine computes Φ in float over whole arrays, where
-// Eigen's erf vectorises (a double erfc per entry was a tenth of a 784 × 500 step): Φ within 2.5e-7 of erfc's on
-// [−12, 12], an error in a factor of the step below what the float products already give the statistics.
+// Eigen's erf vectorises (a double erfc per entry is a large part of a large model's step): Φ within 2.5e-7 of
+// erfc's on [−12, 12], an error in a factor of the step below what the float products already give the statistics.
 template <class S>
 void agreement_probabilities(const MatrixD& kl, const MatrixD& kl_variance, const MatrixD& cost,
                              const MatrixD& cost_variance, MatrixD& z) {
@@ -487,7 +487,7 @@ class Pruner::EngineImpl final : public Pruner::Engine {
   }
 
   // A step's large matrices, kept from step to step: allocated afresh, glibc may hand them back to the system and
-  // fault them in again every step (a third of a 9 × 30 step in double).
+  // fault them in again every step.
   struct StepMatrices {
     Mat<S> batch, data_pre, chains, chain_probabilities, data_probabilities;
   };

@@ -35,8 +35,8 @@ void check_rows(const Rbm& rbm, const MatrixD& rows, const char* what) {
 // Ĉ_k and its variance for every unit from the data rows' pre-activations and the model samples' (both n × n_h).
 // Whole matrices at a time, in the engine's precision S: the transcendental functions vectorise over contiguous
 // memory, not down a column, and float's rounding (~1e-7 of a term) is far below the standard errors. Contiguous
-// inputs (maps): an expression over a strided view is vectorised row by row, which leaves a scalar tail in every
-// row of a narrow layer (log and exp in libm: 5% slower at 9 × 30).
+// inputs (maps): an expression over a strided view is vectorised row by row, which leaves a scalar tail (log and
+// exp in libm) in every row of a narrow layer.
 template <class S>
 RemovalCostEstimate cost_statistics(ContiguousMatrix<S> data_pre, ContiguousMatrix<S> model_pre, RemovalCostForm form) {
   using RowArray = Eigen::Array<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;  // as the inputs
@@ -94,8 +94,8 @@ GradientStatistics gradient_statistics(const Mat<S>& X, const Mat<S>& P, const M
   // from one product Vᵀ [blocks of n_h columns | the b statistics' row weights].
   const int blocks = variances ? 5 : 2;
   const Eigen::Index b_col = blocks * n_h;  // the b statistics: Vᵀ ω, Vᵀ ω(r−1) and, with variances, two more
-  // The step's largest arrays (at 784 x 500 with 1,000 chains: 10, 8 and 15 MB) are kept between calls: allocated
-  // afresh, each came from the system as new pages every step (half a one-thread pruner step went to page faults).
+  // The step's largest arrays (megabytes for a large model with 1,000 chains) are kept between calls: allocated
+  // afresh, each would come from the system as new pages, page-faulted in every step.
   thread_local Mat<S> weighted, model_product;
   thread_local MatrixD model_w;
   weighted.resize(V.rows(), b_col + (variances ? 4 : 2));

@@ -30,7 +30,7 @@ struct Term {
 
 // Adds the scalar observation y = hᵀx + noise(variance) to the information form (J, η). Every observation of the
 // filter touches at most three state entries, so h is given by its nonzero terms (a dense hhᵀ per observation
-// was a visible part of the tracker's cost).
+// would be a visible part of the tracker's cost).
 void add_observation(MatrixD& J, VectorD& eta, std::initializer_list<Term> h, double y, double variance) {
   for (const Term& a : h) {
     for (const Term& b : h) J(a.index, b.index) += a.coefficient * b.coefficient / variance;
@@ -158,7 +158,7 @@ struct RelativeWeights {
   Eigen::ArrayXd dev;
 };
 // Takes any array expression of log weights; evaluates it once and works in that buffer (this runs for every
-// rung and pair after every update, so temporaries were a measurable part of the tracker's cost).
+// rung and pair after every update, so temporaries would be a measurable part of the tracker's cost).
 template <class Derived>
 RelativeWeights relative_weights(const Eigen::ArrayBase<Derived>& log_w) {
   RelativeWeights out;
@@ -334,7 +334,7 @@ void LogZTracker::predict_with_update(const StepObservations& obs) {
 }
 
 // Only the mean is solved for at every update; (co)variances come from the kept factor when asked for (a full
-// inverse per update was a visible part of the tracker's cost, and callers read one standard deviation).
+// inverse per update would be a visible part of the tracker's cost, and callers read one standard deviation).
 void LogZTracker::solve() {
   factor_.compute(precision_);
   if (factor_.info() != Eigen::Success || !factor_.isPositive() || !(factor_.vectorD().array() > 0.0).all())

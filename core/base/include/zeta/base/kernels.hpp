@@ -60,8 +60,8 @@ inline Eigen::Index row_block_size(Eigen::Index cols) {
 // Calls fn(i) for i in [0, chunks), shared among `threads` OpenMP threads when `parallel` (and not already inside a
 // parallel region). Each thread runs its own contiguous share from the front, as a static schedule would (so a pass
 // over the rows another pass just wrote finds them in the same core's cache), then takes what is left of the others'
-// shares from their back: a thread on a slower or interrupted vCPU no longer holds up the join (two vCPUs of one VM
-// have run 25% apart). fn(i) must not depend on which thread runs it; then neither does the result.
+// shares from their back: a thread on a slower or interrupted vCPU does not hold up the join (two vCPUs of one VM
+// can run at different speeds). fn(i) must not depend on which thread runs it; then neither does the result.
 template <class F>
 void for_shared_chunks(Eigen::Index chunks, int threads, bool parallel, F&& fn) {
 #ifdef _OPENMP

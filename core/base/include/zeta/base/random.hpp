@@ -66,8 +66,7 @@ class Rng {
 
   // n standard normals: the values of n calls of normal() (its spare included), the stream left as they leave it.
   // Polar attempts are made in batches: their words are drawn first, then judged and the accepted ones
-  // transformed in loops without data-dependent branches, so rejections cost no mispredictions (1.7x the rate of
-  // normal() calls on a Zen 5 EPYC).
+  // transformed in loops without data-dependent branches, so rejections cost no mispredictions.
   void fill_normal(double* out, std::int64_t n) {
     std::int64_t i = 0;
     if (n > 0 && has_spare_normal_) {

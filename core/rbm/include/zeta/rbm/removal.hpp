@@ -119,8 +119,8 @@ struct PrunerConfig {
   // model samples. 1 = a single rung: plain persistent chains as in the paper, and no tracking.
   int n_temperatures = 10;
   Tempering tempering = Tempering::kInteraction;  // the ladder's and the tempered transitions' family
-  // float sampling kernels (as the trainer's default; 2.5× the steps per second at 9×30 with the default ladder);
-  // the costs, gradients and the tracker's observations are formed in double either way.
+  // float sampling kernels (faster; as the trainer's default); the costs, gradients and the tracker's observations
+  // are formed in double either way.
   bool single_precision = true;
   std::uint64_t seed = 0;
 };
