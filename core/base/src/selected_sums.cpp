@@ -59,12 +59,12 @@ template <class S>
 bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries, const ConstMatrixRef<S>& b,
                   bool transposed_b, double max_fraction, MatrixRef<S>& c) {
   constexpr int kWidth = 128 / static_cast<int>(sizeof(S));  // two cache lines per selected row
-  constexpr Eigen::Index kPassBytes = 32 * 1024;  // of the block per pass: the L1 data cache of current x86 cores
   const Eigen::Index words = (n_entries + 63) / 64, rows = c.rows(), cols = c.cols();
 #ifdef __EMSCRIPTEN__
   // One pass in the WebAssembly module: there the passes cost more than they save.
   const Eigen::Index pass_words = words;
 #else
+  constexpr Eigen::Index kPassBytes = 32 * 1024;  // of the block per pass: the L1 data cache of current x86 cores
   const Eigen::Index pass_words = std::max<Eigen::Index>(1, kPassBytes / (64 * kWidth * sizeof(S)));
 #endif
   const std::uint64_t last_mask = last_word_mask(n_entries);
