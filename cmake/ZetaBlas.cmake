@@ -1,4 +1,4 @@
-# The BLAS the core's large dense products run on (zeta/base/gemm.hpp), chosen at configure time:
+# The BLAS the core's large dense products run on (zeta/base/detail/gemm.hpp), chosen at configure time:
 #
 #   -DZETA_BLAS=auto      (default) the fastest here of Eigen and the installed OpenMP builds of OpenBLAS and BLIS
 #   -DZETA_BLAS=openblas  OpenBLAS, OpenMP build (libopenblas-openmp-dev); an error when missing

@@ -44,8 +44,8 @@
 #include <CLI/CLI.hpp>
 
 #include "zeta/base/data.hpp"
+#include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
 #include "zeta/darn.hpp"
 
 namespace {

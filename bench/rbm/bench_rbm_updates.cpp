@@ -35,8 +35,8 @@
 
 #include "cblas_sgemm_loader.hpp"
 #include "zeta/base/data.hpp"
+#include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
 #include "zeta/rbm/model.hpp"
 #include "zeta/rbm/tracker.hpp"
 #include "zeta/rbm/trainer.hpp"

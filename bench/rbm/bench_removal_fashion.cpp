@@ -50,7 +50,7 @@
 
 #include "removal_common.hpp"
 #include "zeta/base/data.hpp"
-#include "zeta/base/gemm.hpp"
+#include "zeta/base/detail/gemm.hpp"
 #include "zeta/rbm/estimators.hpp"
 #include "zeta/rbm/model.hpp"
 #include "zeta/rbm/removal.hpp"

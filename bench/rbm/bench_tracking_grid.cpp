@@ -47,7 +47,7 @@
 #include <CLI/CLI.hpp>
 
 #include "zeta/base/data.hpp"
-#include "zeta/base/kernels.hpp"
+#include "zeta/base/detail/kernels.hpp"
 #include "zeta/base/random.hpp"
 #include "zeta/rbm/estimators.hpp"
 #include "zeta/rbm/model.hpp"

@@ -13,7 +13,7 @@
 
 #include "binary_sums.hpp"
 #include "bit_packing.hpp"
-#include "zeta/base/gemm.hpp"
+#include "zeta/base/detail/gemm.hpp"
 
 namespace {
 

@@ -6,9 +6,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "zeta/base/detail/gemm.hpp"
+#include "zeta/base/detail/kernels.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
-#include "zeta/base/kernels.hpp"
 
 #include "binary_sums.hpp"
 #include "bit_packing.hpp"

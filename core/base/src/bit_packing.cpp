@@ -7,7 +7,7 @@
 #include <atomic>
 #include <cstring>
 
-#include "zeta/base/kernels.hpp"
+#include "zeta/base/detail/kernels.hpp"
 
 #if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>

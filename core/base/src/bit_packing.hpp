@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "zeta/base/gemm.hpp"
+#include "zeta/base/detail/gemm.hpp"
 
 namespace zeta::gemm_detail {
 

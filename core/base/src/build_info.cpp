@@ -1,6 +1,6 @@
 #include "zeta/base/build_info.hpp"
 
-#include "zeta/base/gemm.hpp"
+#include "zeta/base/detail/gemm.hpp"
 
 namespace zeta {
 

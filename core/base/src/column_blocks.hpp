@@ -7,7 +7,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "zeta/base/gemm.hpp"
+#include "zeta/base/detail/gemm.hpp"
 
 #if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "zeta/base/gemm.hpp"
+#include "zeta/base/detail/gemm.hpp"
 
 #if defined(ZETA_BLAS_OPENBLAS) || defined(ZETA_BLAS_BLIS)
 #include <cblas.h>

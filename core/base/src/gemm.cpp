@@ -1,14 +1,14 @@
 // zeta::gemm (gemm.hpp): the backend dispatch of the core's dense products, to Eigen or to the CBLAS chosen at
 // configure time (OpenBLAS, BLIS), with the split of a product among OpenMP threads for OpenBLAS. The products of
 // 0/1 matrices are in binary_products.cpp, the descriptions of the backend and the CPU in cpu_description.cpp.
-#include "zeta/base/gemm.hpp"
+#include "zeta/base/detail/gemm.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <type_traits>
 
+#include "zeta/base/detail/kernels.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/kernels.hpp"
 
 #if defined(ZETA_BLAS_OPENBLAS) || defined(ZETA_BLAS_BLIS)
 #define ZETA_HAVE_CBLAS 1

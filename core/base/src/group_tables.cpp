@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "zeta/base/kernels.hpp"
+#include "zeta/base/detail/kernels.hpp"
 
 #include "binary_sums.hpp"
 #include "column_blocks.hpp"

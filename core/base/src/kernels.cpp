@@ -1,4 +1,4 @@
-#include "zeta/base/kernels.hpp"
+#include "zeta/base/detail/kernels.hpp"
 
 #include <algorithm>
 #include <cstdint>

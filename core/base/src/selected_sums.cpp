@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "zeta/base/kernels.hpp"
+#include "zeta/base/detail/kernels.hpp"
 
 #include "binary_sums.hpp"
 #include "bit_packing.hpp"

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
 #include "zeta/base/numerics.hpp"
 #include "zeta/base/random.hpp"
 #include "zeta/darn/model.hpp"

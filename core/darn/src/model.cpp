@@ -6,8 +6,8 @@
 #include <string>
 
 #include "network_math.hpp"
+#include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
 
 namespace zeta {
 

@@ -10,8 +10,8 @@
 #include <numeric>
 #include <string>
 
+#include "zeta/base/detail/kernels.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/kernels.hpp"
 
 #include "network_math.hpp"
 #include "trainer_segments.hpp"

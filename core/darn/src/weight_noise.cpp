@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "zeta/base/detail/kernels.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/kernels.hpp"
 #include "zeta/darn/trainer.hpp"
 
 #include "trainer_segments.hpp"

@@ -6,8 +6,8 @@
 #include <new>
 #include <string>
 
+#include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
 #include "zeta/base/labels.hpp"
 
 namespace zeta {

@@ -1,4 +1,4 @@
-#include "zeta/rbm/bridge_cache.hpp"
+#include "zeta/rbm/detail/bridge_cache.hpp"
 
 #include <algorithm>
 #include <cmath>

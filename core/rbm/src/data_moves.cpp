@@ -1,11 +1,11 @@
-#include "zeta/rbm/data_moves.hpp"
+#include "zeta/rbm/detail/data_moves.hpp"
 
 #include <algorithm>
 #include <cmath>
 
+#include "zeta/base/detail/gemm.hpp"
+#include "zeta/base/detail/kernels.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
-#include "zeta/base/kernels.hpp"
 
 namespace zeta {
 

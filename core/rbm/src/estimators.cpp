@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <string>
 
+#include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>

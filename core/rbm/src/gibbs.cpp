@@ -1,10 +1,10 @@
-#include "zeta/rbm/gibbs.hpp"
+#include "zeta/rbm/detail/gibbs.hpp"
 
 #include <algorithm>
 #include <type_traits>
 
-#include "zeta/base/gemm.hpp"
-#include "zeta/base/kernels.hpp"
+#include "zeta/base/detail/gemm.hpp"
+#include "zeta/base/detail/kernels.hpp"
 
 namespace zeta {
 

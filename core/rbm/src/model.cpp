@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
 
 namespace zeta {
 

@@ -13,8 +13,8 @@
 
 #include <unsupported/Eigen/SpecialFunctions>
 
+#include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
 #include "zeta/rbm/tempering.hpp"
 
 #include "bridge_observations.hpp"

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
 
 namespace zeta::removal_detail {
 namespace {

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
 
 namespace zeta {
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
+#include "zeta/base/detail/gemm.hpp"
+#include "zeta/base/detail/kernels.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
-#include "zeta/base/kernels.hpp"
 
 namespace zeta {
 

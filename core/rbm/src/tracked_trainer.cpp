@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
 #include "zeta/base/numerics.hpp"
 #include "zeta/rbm/tracker.hpp"
 

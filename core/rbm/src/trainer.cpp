@@ -6,9 +6,9 @@
 #include <cstring>
 #include <string>
 
+#include "zeta/base/detail/gemm.hpp"
+#include "zeta/base/detail/kernels.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
-#include "zeta/base/kernels.hpp"
 #include "zeta/base/numerics.hpp"
 
 #include "bridge_observations.hpp"

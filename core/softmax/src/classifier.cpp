@@ -10,8 +10,8 @@
 #include <numeric>
 #include <string>
 
+#include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
 #include "zeta/base/labels.hpp"
 
 #include "softmax_detail.hpp"

@@ -18,8 +18,8 @@
 #include <omp.h>
 #endif
 
+#include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/base/gemm.hpp"
 #include "zeta/base/random.hpp"
 
 namespace zeta {

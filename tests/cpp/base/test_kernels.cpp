@@ -18,7 +18,7 @@
 #include <omp.h>
 #endif
 
-#include "zeta/base/kernels.hpp"
+#include "zeta/base/detail/kernels.hpp"
 #include "zeta/base/random.hpp"
 
 namespace zeta {

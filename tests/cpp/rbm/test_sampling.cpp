@@ -14,8 +14,8 @@
 
 #include "rbm_test_util.hpp"
 #include "zeta/base/error.hpp"
-#include "zeta/rbm/bridge_cache.hpp"
-#include "zeta/rbm/data_moves.hpp"
+#include "zeta/rbm/detail/bridge_cache.hpp"
+#include "zeta/rbm/detail/data_moves.hpp"
 #include "zeta/rbm/estimators.hpp"
 #include "zeta/rbm/ladder.hpp"
 #include "zeta/rbm/tempering.hpp"
@@ -210,7 +210,7 @@ TEST(Sampling, OwnLogQMatchesModel) {
 }
 
 // In float, log q̃ takes the chains' float pre-activations and evaluates the bounded part of each softplus,
-// log(1 + e^{−β|a|}), by the atanh series of softplus_tail (zeta/base/kernels.hpp) with at most 1.5e-7 absolute error per
+// log(1 + e^{−β|a|}), by the atanh series of softplus_tail (zeta/base/detail/kernels.hpp) with at most 1.5e-7 absolute error per
 // entry; everything else is exact or summed in double. So against the same sums in double over the same float
 // pre-activations, each row may differ by at most n_h · 1.5e-7. Pre-activations span about ±40 (weights sd 3 over
 // 60 visibles), and β runs from 0.01 (t = e^{−β|a|} near 1, where the series converges slowest) to 1.

@@ -3,10 +3,10 @@
 // removal of hidden units.
 #pragma once
 
-#include "zeta/rbm/bridge_cache.hpp"
-#include "zeta/rbm/data_moves.hpp"
+#include "zeta/rbm/detail/bridge_cache.hpp"
+#include "zeta/rbm/detail/data_moves.hpp"
+#include "zeta/rbm/detail/gibbs.hpp"
 #include "zeta/rbm/estimators.hpp"
-#include "zeta/rbm/gibbs.hpp"
 #include "zeta/rbm/ladder.hpp"
 #include "zeta/rbm/model.hpp"
 #include "zeta/rbm/removal.hpp"

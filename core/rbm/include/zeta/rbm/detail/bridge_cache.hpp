@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "zeta/rbm/gibbs.hpp"
+#include "zeta/rbm/detail/gibbs.hpp"
 
 namespace zeta {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "zeta/rbm/gibbs.hpp"
+#include "zeta/rbm/detail/gibbs.hpp"
 
 namespace zeta {
 
