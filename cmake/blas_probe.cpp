@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cblas_sgemm_loader.hpp"
-#include "zeta/base/detail/gemm.hpp"
+#include "zeta/base/build_info.hpp"
 #include "zeta/base/numerics.hpp"
 
 namespace {

@@ -34,6 +34,7 @@
 #endif
 
 #include "cblas_sgemm_loader.hpp"
+#include "zeta/base/build_info.hpp"
 #include "zeta/base/data.hpp"
 #include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/error.hpp"

@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "removal_common.hpp"
+#include "zeta/base/build_info.hpp"
 #include "zeta/base/data.hpp"
 #include "zeta/base/detail/gemm.hpp"
 #include "zeta/rbm/estimators.hpp"

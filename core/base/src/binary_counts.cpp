@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "zeta/base/build_info.hpp"
 #include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/detail/kernels.hpp"
 #include "zeta/base/error.hpp"

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "zeta/base/build_info.hpp"
 #include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/detail/kernels.hpp"
 #include "zeta/base/error.hpp"

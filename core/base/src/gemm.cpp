@@ -1,6 +1,6 @@
 // zeta::gemm (gemm.hpp): the backend dispatch of the core's dense products, to Eigen or to the CBLAS chosen at
 // configure time (OpenBLAS, BLIS), with the split of a product among OpenMP threads for OpenBLAS. The products of
-// 0/1 matrices are in binary_products.cpp, the descriptions of the backend and the CPU in cpu_description.cpp.
+// 0/1 matrices are in binary_products.cpp, the descriptions of the backend and the CPU in build_info.cpp.
 #include "zeta/base/detail/gemm.hpp"
 
 #include <algorithm>

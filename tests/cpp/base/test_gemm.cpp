@@ -18,6 +18,7 @@
 #include <omp.h>
 #endif
 
+#include "zeta/base/build_info.hpp"
 #include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/error.hpp"
 #include "zeta/base/random.hpp"
