@@ -3,9 +3,10 @@
 #   zeta_add_family(<name> [DEPENDS <families>])
 #
 # creates the static library zeta_<name> from core/<name>/src/*.cpp, with core/<name>/include as its public include
-# directory (headers zeta/<name>.hpp and zeta/<name>/*.hpp), linked to zeta_base and the declared families. A
-# family sees the headers of exactly those families, so an undeclared include does not compile; the check
-# below (run at configure time and again as the test core_layering) also names the offending line.
+# directory (the umbrella header zeta/<name>.hpp, the public headers zeta/<name>/*.hpp and the family's internal
+# ones under zeta/<name>/detail/), linked to zeta_base and the declared families. A family sees the headers of
+# exactly those families, so an undeclared include does not compile; the check below (run at configure time and
+# again as the test core_layering) also names the offending line.
 set_property(GLOBAL PROPERTY ZETA_FAMILIES "")
 
 function(zeta_add_family name)
