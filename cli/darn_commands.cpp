@@ -154,7 +154,7 @@ int run_train(const TrainOptions& o, bool quiet) {
   s.autoregressive_visible = o.autoregressive_visible;
   s.autoregressive_encoder = o.autoregressive_encoder;
   Darn::validate_structure(s);
-  DarnTraining t;
+  DarnTrainerConfig t;
   t.learning_rate = o.learning_rate;
   t.rmsprop_decay = o.rmsprop_decay;
   t.momentum = o.momentum;

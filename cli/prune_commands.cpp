@@ -76,7 +76,7 @@ int run_prune(PruneOptions o, bool quiet) {
   };
   auto independent_log_z = [&](std::int64_t step) {
     if (anchor == "exact") return Check{log_z_exact(rbm), 1e-6};
-    AisOptions ais;
+    AisConfig ais;
     ais.n_betas = 10000;
     ais.seed = o.seed + static_cast<std::uint64_t>(step);
     const AisResult r = log_z_ais(rbm, ais);

@@ -64,7 +64,7 @@ int run_logz(const LogZOptions& o, bool quiet) {
   if (o.method == "exact") {
     std::printf("log Z = %.10f (exact)\n", log_z_exact(rbm, 1.0, Tempering::kInteraction, progress));
   } else {
-    AisOptions ais;
+    AisConfig ais;
     ais.n_runs = o.runs;
     ais.n_betas = o.betas;
     ais.seed = o.seed;
@@ -124,7 +124,7 @@ int run_eval(const EvalOptions& o, bool quiet) {
   if (o.log_z.method == "exact") {
     log_z = log_z_exact(rbm, 1.0, Tempering::kInteraction, progress);
   } else {
-    AisOptions ais;
+    AisConfig ais;
     ais.n_runs = o.log_z.runs;
     ais.n_betas = o.log_z.betas;
     ais.seed = o.log_z.seed;

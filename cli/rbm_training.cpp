@@ -56,8 +56,8 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--seed", o.seed, "seed of everything random")->capture_default_str();
 }
 
-TrainerConfig trainer_config(const TrainOptions& o) {
-  TrainerConfig c;
+RbmTrainerConfig trainer_config(const TrainOptions& o) {
+  RbmTrainerConfig c;
   c.method = o.method == "cd" ? NegativePhase::kCD : o.method == "pcd" ? NegativePhase::kPCD : NegativePhase::kPT;
   c.gibbs_steps = o.gibbs;
   require(o.ladder.empty() || o.method == "pt", "--ladder needs --method pt");

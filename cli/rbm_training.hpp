@@ -35,8 +35,8 @@ struct TrainOptions {
   bool adaptive = false;
   bool full_energy = false;
   std::vector<double> ladder;  // PT: initial inverse temperatures (empty: linear)
-  int data_moves = TrainerConfig{}.data_move_rungs;
-  int data_pool = TrainerConfig{}.data_pool_rows;
+  int data_moves = RbmTrainerConfig{}.data_move_rungs;
+  int data_pool = RbmTrainerConfig{}.data_pool_rows;
   int cold_rungs = 0;
   int cold_sweeps = 0;
   std::uint64_t seed = 1;
@@ -45,7 +45,7 @@ struct TrainOptions {
 
 void add_train_options(CLI::App* cmd, TrainOptions& o);
 
-TrainerConfig trainer_config(const TrainOptions& o);
+RbmTrainerConfig trainer_config(const TrainOptions& o);
 
 // Mini-batches drawn uniformly with replacement by a dedicated stream, so the data order is part of the seed. The
 // rows are gathered in the type T their reader takes: 0/1 bytes for the trainers, which read them in place (from a

@@ -105,7 +105,7 @@ int run_track(const TrackOptions& o, bool quiet) {
       check = log_z_exact(rbm);
       check_sd = 0.0;
     } else if (ais) {
-      AisOptions options;
+      AisConfig options;
       options.n_runs = o.ais_runs;
       options.n_betas = o.ais_betas;
       options.seed = o.train.seed + static_cast<std::uint64_t>(t);

@@ -155,7 +155,7 @@ int train(const Options& o) {
   s.deterministic = o.det;
   s.autoregressive_visible = o.ar_visible == 1;
   s.autoregressive_encoder = o.ar_encoder == 1;
-  zeta::DarnTraining t;
+  zeta::DarnTrainerConfig t;
   t.learning_rate = o.lr;
   t.estimator = o.estimator == "reinforce" ? zeta::DarnEstimator::kReinforce : zeta::DarnEstimator::kDarn;
   t.sparsity = o.sparsity;
@@ -350,7 +350,7 @@ int estimators(const Options& o) {
   const int bits = m.structure().hidden_bits();
   if (bits > 16) throw zeta::Error(zeta::ErrorCode::kUnsupported, "estimators: at most 16 hidden bits");
   const MatrixD test = binarised("t10k", o.rows);
-  zeta::DarnTraining darn_cfg = net->trainer.config(), reinforce_cfg = net->trainer.config();
+  zeta::DarnTrainerConfig darn_cfg = net->trainer.config(), reinforce_cfg = net->trainer.config();
   darn_cfg.estimator = zeta::DarnEstimator::kDarn;
   darn_cfg.single_precision = reinforce_cfg.single_precision = false;
   reinforce_cfg.estimator = zeta::DarnEstimator::kReinforce;

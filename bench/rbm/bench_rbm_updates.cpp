@@ -333,7 +333,7 @@ std::string cpu_vector_extensions() {
 struct Config {
   std::string name;
   std::string description;
-  zeta::TrainerConfig trainer;
+  zeta::RbmTrainerConfig trainer;
   int rows = 0;        // chains in the sampler (M·N)
   int model_rows = 0;  // chains at β = 1 (the negative phase)
 };

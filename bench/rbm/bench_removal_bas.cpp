@@ -84,7 +84,7 @@ int train(const Args& a) {
   Rbm rbm(9, hidden);
   zeta::Rng init(seed);
   rbm.init_from_data(data, init, 0.01);
-  zeta::TrainerConfig config;
+  zeta::RbmTrainerConfig config;
   config.method = zeta::NegativePhase::kPCD;
   config.data_move_rungs = 0;  // the paper's starting models: plain PCD
   config.gibbs_steps = gibbs;

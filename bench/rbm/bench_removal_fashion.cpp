@@ -85,7 +85,7 @@ void load_data(const Args& a, zeta::Dataset& train, zeta::Dataset& test) {
 struct RunFlags {
   long steps, every, ais_every, checkpoint_every;
   int batch_rows;
-  zeta::AisOptions ais;
+  zeta::AisConfig ais;
   std::string label, checkpoint;
 };
 
@@ -112,7 +112,7 @@ void draw_batch(const MatrixD& x, zeta::Rng& rng, MatrixD& batch) {
 // The log Z of a trace row or an anchor: exact (std_err 0) while the smaller layer has at most kExactCheckUnits units, so
 // that small models check the tracked log Z against the truth; AIS otherwise.
 constexpr int kExactCheckUnits = 20;
-zeta::AisResult check_log_z(const Rbm& rbm, zeta::AisOptions& ais, long step) {
+zeta::AisResult check_log_z(const Rbm& rbm, zeta::AisConfig& ais, long step) {
   if (std::min(rbm.n_visible(), rbm.n_hidden()) <= kExactCheckUnits) {
     zeta::AisResult r;
     r.log_z = zeta::log_z_exact(rbm);
@@ -128,7 +128,7 @@ int train_model(const Args& a) {
   load_data(a, train, test);
   const Eigen::Index eval_rows = std::min<Eigen::Index>(std::stol(get(a, "eval-rows", "10000")), train.x.rows());
   const MatrixD train_eval = train.x.topRows(eval_rows);
-  zeta::TrainerConfig config;
+  zeta::RbmTrainerConfig config;
   config.method = zeta::NegativePhase::kPCD;
   config.n_temperatures = 1;
   config.gibbs_steps = std::stoi(get(a, "gibbs", "1"));
@@ -139,7 +139,7 @@ int train_model(const Args& a) {
   RunFlags f = run_flags(a, "1000", "train");
   const long steps = f.steps, every = f.every, ais_every = f.ais_every, checkpoint_every = f.checkpoint_every;
   const int batch_rows = f.batch_rows;
-  zeta::AisOptions& ais = f.ais;
+  zeta::AisConfig& ais = f.ais;
   const std::string &label = f.label, &checkpoint = f.checkpoint;
 
   long done = 0;
@@ -282,7 +282,7 @@ int prune(const Args& a) {
   RunFlags f = run_flags(a, "100", "prune");
   const long steps = f.steps, every = f.every, ais_every = f.ais_every, checkpoint_every = f.checkpoint_every;
   const int batch_rows = f.batch_rows;
-  zeta::AisOptions& ais = f.ais;
+  zeta::AisConfig& ais = f.ais;
   const std::string &label = f.label, &checkpoint = f.checkpoint;
 
   long done = 0;

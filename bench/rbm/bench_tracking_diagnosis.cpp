@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
     zeta::Rng init(1);
     zeta::Rbm rbm(static_cast<int>(x.cols()), o.hidden);
     rbm.init_from_data(x, init);
-    zeta::TrainerConfig config;
+    zeta::RbmTrainerConfig config;
     config.method = zeta::NegativePhase::kPT;
     config.data_move_rungs = 0;  // the diagnosis is of Desjardins et al.'s sampler
     config.n_temperatures = o.temperatures;

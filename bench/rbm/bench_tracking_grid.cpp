@@ -13,7 +13,7 @@
 //
 // Data: fashion = Debian's Fashion-MNIST training split, binarised at 0.5, the first --rows rows (0: all) whose
 // label is in --classes; bas = the Bars-and-Stripes images of --bas-size (all of them; --rows and --classes unused).
-// Samplers (everything else is TrainerConfig's default): default = TrainerConfig{} as it stands in the library;
+// Samplers (everything else is RbmTrainerConfig's default): default = RbmTrainerConfig{} as it stands in the library;
 // paper = Desjardins et al.'s sampler (data_move_rungs 0, no cold-rung sweeps); data-moves = data_move_rungs 1.
 // --data-move-rungs K and --data-pool-rows N override the sampler's data_move_rungs and data_pool_rows. --init zero:
 // W, b, c = 0 (a fresh Rbm); data: Rbm::init_from_data on all the rows (Hinton's, weight sd 0.01); batch: the fresh
@@ -283,7 +283,7 @@ int main(int argc, char** argv) {
     zeta::Rbm rbm(static_cast<int>(x.cols()), o.hidden);
     if (o.init == "data") rbm.init_from_data(x, init_rng);
 
-    zeta::TrainerConfig config;
+    zeta::RbmTrainerConfig config;
     if (o.sampler == "paper") {
       config.data_move_rungs = 0;
       config.cold_sweep_rungs = 0;

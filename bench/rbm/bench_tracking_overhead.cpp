@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
     o.hidden = parse_ints(hidden_list);
     const zeta::Dataset train = zeta::default_train();
     for (const int hidden : o.hidden) {
-      zeta::TrainerConfig config;
+      zeta::RbmTrainerConfig config;
       config.method = zeta::NegativePhase::kPT;
       config.n_temperatures = o.temperatures;
       config.chains_per_temperature = o.chains;
@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
       config.lr_decay = 1e3;
       config.gibbs_steps = o.gibbs;
       config.seed = o.seed;
-      zeta::TrainerConfig paper_config = config;
+      zeta::RbmTrainerConfig paper_config = config;
       paper_config.data_move_rungs = 0;
       config.data_move_rungs = o.data_moves;
       config.cold_sweep_rungs = o.cold_rungs;

@@ -66,7 +66,7 @@ inline void add_pruner_flags(CLI::App& app, Args& args) {
   add_flag(app, args, "seed", "seed (default 1)", kUnsigned);
 }
 // AIS at a checkpoint: says on stderr when its weights are too unbalanced for the estimate to be trusted.
-inline zeta::AisResult checked_ais(const zeta::Rbm& rbm, const zeta::AisOptions& options, long step) {
+inline zeta::AisResult checked_ais(const zeta::Rbm& rbm, const zeta::AisConfig& options, long step) {
   zeta::AisResult r = zeta::log_z_ais(rbm, options);
   const std::string warning = zeta::ais_warning(r);
   if (!warning.empty()) std::fprintf(stderr, "warning: step %ld: %s\n", step, warning.c_str());

@@ -55,7 +55,7 @@ ZETA_API zeta_status zeta_darn_new(const int32_t* sizes, int32_t n_layers, const
       s.sizes.push_back(sizes[k]);
     }
     check_applies(opts, kForDarn, "a DARN");
-    zeta::DarnTraining t;
+    zeta::DarnTrainerConfig t;
     apply_darn_options(opts, s, t);
     zeta::Darn::validate_structure(s);
     // The initial weights come from a generator seeded like the trainer's, as the benchmarks and the CLI do, so

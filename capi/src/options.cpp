@@ -68,8 +68,8 @@ namespace {
 std::uint64_t seed_of(const zeta_options* o) { return o == nullptr ? 0 : static_cast<std::uint64_t>(o->get("seed")); }
 }  // namespace
 
-TrainerConfig trainer_config(const zeta_options& o) {
-  TrainerConfig c;
+RbmTrainerConfig trainer_config(const zeta_options& o) {
+  RbmTrainerConfig c;
   c.learning_rate = o.get("learning_rate");
   c.lr_decay = o.get("lr_decay");
   c.momentum = o.get("momentum");
@@ -135,7 +135,7 @@ void apply_mlp_options(const zeta_options* o, MlpConfig& c) {
   c.seed = seed_of(o);
 }
 
-void apply_darn_options(const zeta_options* o, DarnStructure& s, DarnTraining& t) {
+void apply_darn_options(const zeta_options* o, DarnStructure& s, DarnTrainerConfig& t) {
   if (o != nullptr) {
     s.deterministic = static_cast<int>(o->get("darn_deterministic"));
     s.autoregressive_visible = o->get("darn_autoregressive_visible") != 0.0;

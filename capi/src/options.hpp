@@ -69,13 +69,13 @@ void check_applies(const zeta_options* o, unsigned kind, const char* what);
 
 // The core configurations from a handle's options. Options may be NULL for the classifiers: every default.
 // The shapes (layer sizes, classes) are the caller's to fill in.
-TrainerConfig trainer_config(const zeta_options& o);
+RbmTrainerConfig trainer_config(const zeta_options& o);
 TrackerConfig tracker_config(const zeta_options& o);
 void apply_ebp_options(const zeta_options* o, EbpConfig& c);
 void apply_softmax_options(const zeta_options* o, SoftmaxConfig& c);
 void apply_mlp_options(const zeta_options* o, MlpConfig& c);
 // The darn_* keys and seed: the structure's options (its sizes are the caller's) and the training settings.
-void apply_darn_options(const zeta_options* o, DarnStructure& s, DarnTraining& t);
+void apply_darn_options(const zeta_options* o, DarnStructure& s, DarnTrainerConfig& t);
 // A pruner's configuration (the prune_* keys, n_temperatures, tempering, single_precision and seed) and its log Z
 // tracker's (tracker_sigma_b2); NULL options: every default.
 PrunerConfig pruner_config(const zeta_options* o);

@@ -164,7 +164,7 @@ ZETA_API zeta_status zeta_rbm_log_z_ais_progress(const zeta_rbm* rbm, int32_t n_
     need(log_z, "log_z");
     if (n_runs < 2) fail("n_runs must be at least 2, got " + std::to_string(n_runs));
     if (n_betas < 3) fail("n_betas must be at least 3, got " + std::to_string(n_betas));
-    zeta::AisOptions options;
+    zeta::AisConfig options;
     options.n_runs = n_runs;
     options.n_betas = n_betas;
     options.seed = seed;

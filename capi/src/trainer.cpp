@@ -14,7 +14,7 @@ using zeta::ErrorCode;
 using zeta::MatrixD;
 
 struct zeta_trainer {
-  zeta_trainer(zeta_rbm* borrowed, const zeta::TrainerConfig& config, const zeta::TrackerConfig& tracker)
+  zeta_trainer(zeta_rbm* borrowed, const zeta::RbmTrainerConfig& config, const zeta::TrackerConfig& tracker)
       : rbm(borrowed),
         session(borrowed->model, config, tracker),
         rows(config.visible_probabilities ? Values::kProbability : Values::kBinary) {}

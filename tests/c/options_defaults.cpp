@@ -1,6 +1,6 @@
 // capi/options.def against the core: the options' defaults build exactly the core's default configurations
-// (TrainerConfig, and the TemperingConfig that repeats its sampler fields; TrackerConfig, EbpConfig,
-// SoftmaxConfig, MlpConfig, DarnStructure, DarnTraining, PrunerConfig and the pruner's TrackerConfig), NULL options build the same, every default lies in its key's declared range, and
+// (RbmTrainerConfig, and the TemperingConfig that repeats its sampler fields; TrackerConfig, EbpConfig,
+// SoftmaxConfig, MlpConfig, DarnStructure, DarnTrainerConfig, PrunerConfig and the pruner's TrackerConfig), NULL options build the same, every default lies in its key's declared range, and
 // every key reaches the configuration of each handle kind it applies to (a key wired to nothing fails here).
 // Compiled with the C API's options.cpp and abi.cpp, whose config builders libzeta does not export.
 #include <cmath>
@@ -35,7 +35,7 @@ bool same_value(const T& a, const T& b) {
     if (!same_value((a).field, (b).field)) (differences) += " " #field; \
   } while (0)
 
-std::string differences(const zeta::TrainerConfig& a, const zeta::TrainerConfig& b) {
+std::string differences(const zeta::RbmTrainerConfig& a, const zeta::RbmTrainerConfig& b) {
   std::string d;
   FIELD(a, b, method, d);
   FIELD(a, b, gibbs_steps, d);
@@ -133,7 +133,7 @@ std::string differences(const zeta::DarnStructure& a, const zeta::DarnStructure&
   return d;
 }
 
-std::string differences(const zeta::DarnTraining& a, const zeta::DarnTraining& b) {
+std::string differences(const zeta::DarnTrainerConfig& a, const zeta::DarnTrainerConfig& b) {
   std::string d;
   FIELD(a, b, learning_rate, d);
   FIELD(a, b, rmsprop_decay, d);
@@ -168,10 +168,10 @@ std::string differences(const zeta::PrunerConfig& a, const zeta::PrunerConfig& b
   return d;
 }
 
-// The sampler fields TemperingConfig repeats from TrainerConfig (the trainer copies them across). Not
+// The sampler fields TemperingConfig repeats from RbmTrainerConfig (the trainer copies them across). Not
 // data_move_rungs: the sampler alone has no training rows to propose from (sampling a given model, a pruner's
 // chains), so only the trainer turns data moves on by default.
-std::string tempering_differences(const zeta::TrainerConfig& t, const zeta::TemperingConfig& s) {
+std::string tempering_differences(const zeta::RbmTrainerConfig& t, const zeta::TemperingConfig& s) {
   std::string d;
   if (t.chains_per_temperature != s.chains_per_temperature) d += " chains_per_temperature";
   if (t.tempering != s.mode) d += " tempering/mode";
@@ -186,13 +186,13 @@ std::string tempering_differences(const zeta::TrainerConfig& t, const zeta::Temp
 
 // Every configuration built from one set of options (NULL: the classifiers' every-default path).
 struct Built {
-  zeta::TrainerConfig trainer;
+  zeta::RbmTrainerConfig trainer;
   zeta::TrackerConfig tracker;
   zeta::EbpConfig ebp;
   zeta::SoftmaxConfig softmax;
   zeta::MlpConfig mlp;
   zeta::DarnStructure darn_structure;
-  zeta::DarnTraining darn_training;
+  zeta::DarnTrainerConfig darn_training;
   zeta::PrunerConfig pruner;
   zeta::TrackerConfig pruner_tracker;
 };
@@ -235,9 +235,9 @@ void test_defaults() {
   const Built core;  // default-constructed
 
   report(differences(from_defaults.trainer, core.trainer).empty(),
-         "TrainerConfig from default options differs in" + differences(from_defaults.trainer, core.trainer));
+         "RbmTrainerConfig from default options differs in" + differences(from_defaults.trainer, core.trainer));
   report(tempering_differences(core.trainer, zeta::TemperingConfig{}).empty(),
-         "TemperingConfig defaults differ from TrainerConfig's in" +
+         "TemperingConfig defaults differ from RbmTrainerConfig's in" +
              tempering_differences(core.trainer, zeta::TemperingConfig{}));
   report(differences(from_defaults.tracker, core.tracker).empty(),
          "TrackerConfig from default options differs in" + differences(from_defaults.tracker, core.tracker));
@@ -262,9 +262,11 @@ void test_defaults() {
          "DarnStructure from default options differs in" +
              differences(from_defaults.darn_structure, core.darn_structure));
   report(differences(from_defaults.darn_training, core.darn_training).empty(),
-         "DarnTraining from default options differs in" + differences(from_defaults.darn_training, core.darn_training));
+         "DarnTrainerConfig from default options differs in" +
+             differences(from_defaults.darn_training, core.darn_training));
   report(differences(from_null.darn_structure, core.darn_structure).empty(), "DarnStructure from NULL options differs");
-  report(differences(from_null.darn_training, core.darn_training).empty(), "DarnTraining from NULL options differs");
+  report(differences(from_null.darn_training, core.darn_training).empty(),
+         "DarnTrainerConfig from NULL options differs");
   zeta_options_free(o);
 }
 

@@ -55,7 +55,7 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
-SparseDataset parse_svmlight(std::istream& in, const SvmlightOptions& options, const std::string& source) {
+SparseDataset parse_svmlight(std::istream& in, const SvmlightConfig& options, const std::string& source) {
   require(options.n_features >= 0, "n_features must be non-negative");
   SparseDataset d;
   d.x.indptr.assign(1, 0);
@@ -118,18 +118,18 @@ SparseDataset parse_svmlight(std::istream& in, const SvmlightOptions& options, c
   return d;
 }
 
-SparseDataset parse_svmlight_string(const std::string& text, const SvmlightOptions& options) {
+SparseDataset parse_svmlight_string(const std::string& text, const SvmlightConfig& options) {
   std::istringstream in(text);
   return parse_svmlight(in, options, "<string>");
 }
 
-SparseDataset read_svmlight(const std::string& path, const SvmlightOptions& options) {
+SparseDataset read_svmlight(const std::string& path, const SvmlightConfig& options) {
   std::ifstream in(path);
   if (!in) throw Error(ErrorCode::kIo, "cannot open '" + path + "'");
   return parse_svmlight(in, options, path);
 }
 
-DenseDataset parse_csv(std::istream& in, const CsvOptions& options, const std::string& source) {
+DenseDataset parse_csv(std::istream& in, const CsvConfig& options, const std::string& source) {
   require(options.label_column >= -1, "label_column must be -1 or a column index");
   require(options.delimiter != '\n' && options.delimiter != '\r' && options.delimiter != '\0', "bad delimiter");
   DenseDataset d;
@@ -194,12 +194,12 @@ DenseDataset parse_csv(std::istream& in, const CsvOptions& options, const std::s
   return d;
 }
 
-DenseDataset parse_csv_string(const std::string& text, const CsvOptions& options) {
+DenseDataset parse_csv_string(const std::string& text, const CsvConfig& options) {
   std::istringstream in(text);
   return parse_csv(in, options, "<string>");
 }
 
-DenseDataset read_csv(const std::string& path, const CsvOptions& options) {
+DenseDataset read_csv(const std::string& path, const CsvConfig& options) {
   std::ifstream in(path);
   if (!in) throw Error(ErrorCode::kIo, "cannot open '" + path + "'");
   return parse_csv(in, options, path);

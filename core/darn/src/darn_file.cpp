@@ -50,10 +50,10 @@ void DarnTrainer::serialize_into(ByteWriter& w) const {
   }
 }
 
-DarnTraining DarnTrainer::read_settings(ByteReader& r) {
+DarnTrainerConfig DarnTrainer::read_settings(ByteReader& r) {
   const std::uint32_t layout = r.u32();
   if (layout != kTrainerLayout) throw Error(ErrorCode::kFormat, "unsupported DARN trainer layout");
-  DarnTraining c;
+  DarnTrainerConfig c;
   c.learning_rate = r.f64();
   c.rmsprop_decay = r.f64();
   c.momentum = r.f64();
@@ -131,7 +131,7 @@ std::unique_ptr<DarnNetwork> deserialize_darn(const std::uint8_t* data, std::siz
   const Bytes payload = unwrap_payload(data, size, ObjectKind::kDarn);
   ByteReader r(payload.data(), payload.size());
   Darn model = Darn::deserialize_from(r);
-  const DarnTraining training = DarnTrainer::read_settings(r);
+  const DarnTrainerConfig training = DarnTrainer::read_settings(r);
   auto network = std::make_unique<DarnNetwork>(std::move(model), training);
   network->trainer.restore_state(r);
   r.expect_end();

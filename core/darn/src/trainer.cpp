@@ -62,8 +62,8 @@ struct Signal {
 
 // The estimator's gradient of Σ_rows cost (not yet divided by the batch size) and the rows' costs.
 template <class S>
-void estimate(const NetworkMirror<S>& net, const DarnTraining& config, const Mat<S>& x, const std::vector<Mat<S>>& h,
-              const Signal& signal, Darn& gradient, VectorD& cost) {
+void estimate(const NetworkMirror<S>& net, const DarnTrainerConfig& config, const Mat<S>& x,
+              const std::vector<Mat<S>>& h, const Signal& signal, Darn& gradient, VectorD& cost) {
   const int L = net.n_stochastic();
   const Eigen::Index B = x.rows();
   NetworkPass<S> pass;
@@ -163,23 +163,23 @@ class DarnTrainer::Engine {
   virtual ~Engine() = default;
   virtual void sync(const Darn& m) = 0;
   // Draws h for the batch and returns the estimator's gradient (summed over rows) and the costs.
-  virtual void step(const MatrixD& x, Rng& rng, const DarnTraining& config, const Signal& signal, Darn& gradient,
+  virtual void step(const MatrixD& x, Rng& rng, const DarnTrainerConfig& config, const Signal& signal, Darn& gradient,
                     VectorD& cost) = 0;
-  virtual void given(const MatrixD& x, const std::vector<MatrixD>& h, const DarnTraining& config, const Signal& signal,
-                     Darn& gradient, VectorD& cost) const = 0;
+  virtual void given(const MatrixD& x, const std::vector<MatrixD>& h, const DarnTrainerConfig& config,
+                     const Signal& signal, Darn& gradient, VectorD& cost) const = 0;
 };
 
 template <class S>
 class DarnTrainer::EngineImpl final : public DarnTrainer::Engine {
  public:
   void sync(const Darn& m) override { net_.sync(m, /*ancestral_sampling=*/false); }
-  void step(const MatrixD& x, Rng& rng, const DarnTraining& config, const Signal& signal, Darn& gradient,
+  void step(const MatrixD& x, Rng& rng, const DarnTrainerConfig& config, const Signal& signal, Darn& gradient,
             VectorD& cost) override {
     x_ = x.cast<S>();
     const std::vector<Mat<S>> h = darn_detail::sample_encoder(net_, x_, rng);
     estimate(net_, config, x_, h, signal, gradient, cost);
   }
-  void given(const MatrixD& x, const std::vector<MatrixD>& h, const DarnTraining& config, const Signal& signal,
+  void given(const MatrixD& x, const std::vector<MatrixD>& h, const DarnTrainerConfig& config, const Signal& signal,
              Darn& gradient, VectorD& cost) const override {
     std::vector<Mat<S>> hs;
     for (const auto& m : h) hs.push_back(m.cast<S>());
@@ -191,7 +191,7 @@ class DarnTrainer::EngineImpl final : public DarnTrainer::Engine {
   Mat<S> x_;
 };
 
-void DarnTrainer::validate(const DarnTraining& c, ErrorCode code) {
+void DarnTrainer::validate(const DarnTrainerConfig& c, ErrorCode code) {
   require(std::isfinite(c.learning_rate) && c.learning_rate > 0.0, "DARN learning rate must be positive", code);
   require(std::isfinite(c.rmsprop_decay) && c.rmsprop_decay >= 0.0 && c.rmsprop_decay < 1.0,
           "DARN RMSprop decay must lie in [0, 1)", code);
@@ -209,7 +209,7 @@ void DarnTrainer::validate(const DarnTraining& c, ErrorCode code) {
 // weights from Rng(seed) (the C API, the CLI and the benchmarks do), and on that shared stream the first ~30
 // updates of an n_h = 500 network drew their hidden states from the very numbers that set the weights (mean
 // description length over its second epoch: 171.20 shared against 170.31 split, 10 and 20 seeds, se ~0.26).
-DarnTrainer::DarnTrainer(Darn& model, const DarnTraining& config)
+DarnTrainer::DarnTrainer(Darn& model, const DarnTrainerConfig& config)
     : model_(model), config_(config), rng_(Rng(config.seed).split()) {
   validate(config_);
   model_.validate();
@@ -266,7 +266,7 @@ void check_batch(const Darn& m, const MatrixD& x) {
 // comes from memory once (over the whole arrays, four statements would read them several times over, and this
 // step is memory-bound).
 void rmsprop(double* theta, const double* grad, std::int64_t n, double* mean_square, double* mean, double* step,
-             const DarnTraining& c, double grad_scale = 1.0) {
+             const DarnTrainerConfig& c, double grad_scale = 1.0) {
   constexpr std::int64_t kBlock = 512;  // 5 arrays x 4 KiB
   const double rho = c.rmsprop_decay;
   for (std::int64_t first = 0; first < n; first += kBlock) {

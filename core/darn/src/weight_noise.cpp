@@ -1,4 +1,4 @@
-// The DARN trainer's adaptive weight noise (Graves 2011; trainer.hpp, DarnTraining::weight_noise): each batch's
+// The DARN trainer's adaptive weight noise (Graves 2011; trainer.hpp, DarnTrainerConfig::weight_noise): each batch's
 // draw θ = μ + σ ∘ ε, the blocks' optimal Gaussian priors, the gradients of the weights' description length, and
 // σ's accessors. The optimiser that takes the steps and the estimators are in trainer.cpp.
 #include <algorithm>

@@ -275,7 +275,7 @@ std::vector<double> paper_ais_schedule(int n_betas) {
   return betas;
 }
 
-AisResult log_z_ais(const Rbm& rbm, const AisOptions& options, const ProgressCallback& progress) {
+AisResult log_z_ais(const Rbm& rbm, const AisConfig& options, const ProgressCallback& progress) {
   rbm.validate();
   require(options.n_runs >= 2, "AIS needs at least 2 runs, got " + std::to_string(options.n_runs));
   const std::vector<double> betas = options.betas.empty() ? paper_ais_schedule(options.n_betas) : options.betas;

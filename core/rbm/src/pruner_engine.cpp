@@ -114,7 +114,7 @@ class Pruner::EngineImpl final : public Pruner::Engine {
   std::vector<double> betas() const override { return sampler_->betas(); }
 
   AisResult witness_ais(int runs, int n_betas) override {
-    AisOptions options;
+    AisConfig options;
     options.n_runs = runs;
     options.n_betas = n_betas;
     options.seed = witness_rng_.next_u64();

@@ -9,7 +9,7 @@
 
 namespace zeta {
 
-RbmTrainingSession::RbmTrainingSession(Rbm& rbm, const TrainerConfig& config, const TrackerConfig& tracker)
+RbmTrainingSession::RbmTrainingSession(Rbm& rbm, const RbmTrainerConfig& config, const TrackerConfig& tracker)
     : rbm_(rbm), init_from_data_(config.init_from_data), seed_(config.seed) {
   if (config.method == NegativePhase::kPT)
     tracked_ = std::make_unique<TrackedTrainer>(rbm, config, tracker);

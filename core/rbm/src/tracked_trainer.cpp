@@ -16,7 +16,7 @@
 
 namespace zeta {
 
-TrainerConfig TrackedTrainer::with_observations(TrainerConfig config) {
+RbmTrainerConfig TrackedTrainer::with_observations(RbmTrainerConfig config) {
   require(config.method == NegativePhase::kPT, "log Z tracking needs the parallel-tempering negative phase");
   config.record_observations = true;
   return config;
@@ -31,7 +31,7 @@ LogZTracker fresh_tracker(const SmlTrainer& trainer, const TrackerConfig& config
 }
 }  // namespace
 
-TrackedTrainer::TrackedTrainer(Rbm& rbm, const TrainerConfig& config, const TrackerConfig& tracker_config)
+TrackedTrainer::TrackedTrainer(Rbm& rbm, const RbmTrainerConfig& config, const TrackerConfig& tracker_config)
     : trainer_(rbm, with_observations(config)),
       tracker_(fresh_tracker(trainer_, tracker_config)),
       tracker_config_(tracker_config),

@@ -39,7 +39,7 @@ void require_hidden_units(const Rbm& rbm, Eigen::Index made_for) {
 // The chains' new pre-activations A + V ΔW cost 2·rows·K·(n_v + n_h) flops instead of the full product's
 // 2·rows·n_v·n_h. Thin products run at a lower flop rate than the full one, hence the margin (measured with
 // bench_rbm_updates: 784×500 gains from K = 20 to K = 200; at 784×25, K = 20 would save nothing).
-bool low_rank_refresh_pays(const TrainerConfig& config, int n_visible, int n_hidden, int step_rows) {
+bool low_rank_refresh_pays(const RbmTrainerConfig& config, int n_visible, int n_hidden, int step_rows) {
   constexpr double kMaxCostRatio = 0.7;
   if (config.momentum != 0.0) return false;
   const double n_v = n_visible, n_h = n_hidden;
@@ -78,7 +78,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
 
   void step(const RowsView& batch, double learning_rate, StepObservations* obs) override {
     Rbm& rbm = owner_.rbm_;
-    const TrainerConfig& cfg = owner_.config_;
+    const RbmTrainerConfig& cfg = owner_.config_;
     const bool persistent = cfg.method != NegativePhase::kCD;
     if (rbm.revision != synced_revision_) {
       params_.sync(rbm);
@@ -208,7 +208,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
   // written to the trainer's second buffer, which then trades places with the model's: the old W stays there for
   // SmlTrainer::undo_last_update, without a copy. A step that would make a parameter non-finite changes none.
   void apply_update(Rbm& rbm, double lr, const VectorD& grad_b, const VectorD& grad_c) {
-    const TrainerConfig& cfg = owner_.config_;
+    const RbmTrainerConfig& cfg = owner_.config_;
     const Eigen::Index n = rbm.W.size();
     MatrixD& next_W = owner_.previous_W_;
     next_W.resize(rbm.W.rows(), rbm.W.cols());
@@ -355,7 +355,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
   VectorD own_before_;
 };
 
-SmlTrainer::SmlTrainer(Rbm& rbm, const TrainerConfig& config) : rbm_(rbm), config_(config) {
+SmlTrainer::SmlTrainer(Rbm& rbm, const RbmTrainerConfig& config) : rbm_(rbm), config_(config) {
   rbm.validate();
   require(config.gibbs_steps >= 1, "gibbs_steps must be at least 1");
   require(config.chains_per_temperature >= 1, "chains_per_temperature must be at least 1");

@@ -32,7 +32,7 @@ TEST(TextData, SvmlightReadsGoodInput) {
   want(0, 2) = 2.0;
   want(1, 1) = -1.5e-3;
   EXPECT_TRUE(csr_to_dense(d.x) == want);
-  SvmlightOptions zero;
+  SvmlightConfig zero;
   zero.zero_based = true;
   zero.n_features = 10;
   const SparseDataset z = parse_svmlight_string("1 0:1 9:2\n", zero);
@@ -61,14 +61,14 @@ TEST(TextData, SvmlightRejectsMalformedInput) {
   for (const auto& [text, fragment] : cases) {
     expect_error([&] { parse_svmlight_string(text); }, ErrorCode::kFormat, fragment);
   }
-  SvmlightOptions few;
+  SvmlightConfig few;
   few.n_features = 2;
   expect_error([&] { parse_svmlight_string("1 3:1\n", few); }, ErrorCode::kFormat, "exceeds the 2 features");
   expect_error([] { read_svmlight("/nonexistent/file.svm"); }, ErrorCode::kIo, "cannot open");
 }
 
 TEST(TextData, CsvReadsGoodInputAndRejectsMalformedInput) {
-  CsvOptions o;
+  CsvConfig o;
   o.header = true;
   o.label_column = 2;
   const DenseDataset d = parse_csv_string("a, b ,y\n1,2,0\n\n-3.5, 4e1 ,1\n", o);
@@ -78,7 +78,7 @@ TEST(TextData, CsvReadsGoodInputAndRejectsMalformedInput) {
   EXPECT_EQ(d.labels, (std::vector<double>{0.0, 1.0}));
   EXPECT_EQ(d.x(1, 0), -3.5);
   EXPECT_EQ(d.x(1, 1), 40.0);
-  CsvOptions semi;
+  CsvConfig semi;
   semi.delimiter = ';';
   EXPECT_EQ(parse_csv_string("1;2;3\n", semi).x.cols(), 3);
   EXPECT_EQ(parse_csv_string("").x.rows(), 0);
@@ -87,10 +87,10 @@ TEST(TextData, CsvReadsGoodInputAndRejectsMalformedInput) {
   expect_error([] { parse_csv_string("1,x\n"); }, ErrorCode::kFormat, "field 2 'x' is not a finite number");
   expect_error([] { parse_csv_string("1,,3\n"); }, ErrorCode::kFormat, "field 2");
   expect_error([] { parse_csv_string("1,nan\n"); }, ErrorCode::kFormat, "not a finite number");
-  CsvOptions far;
+  CsvConfig far;
   far.label_column = 5;
   expect_error([&] { parse_csv_string("1,2\n", far); }, ErrorCode::kFormat, "label column 5");
-  CsvOptions neg;
+  CsvConfig neg;
   neg.label_column = -2;
   expect_error([&] { parse_csv_string("1,2\n", neg); }, ErrorCode::kArgument, "label_column");
   expect_error([] { read_csv("/nonexistent/file.csv"); }, ErrorCode::kIo, "cannot open");

@@ -299,8 +299,8 @@ std::vector<bool> encoder_mask(const Darn& m) {
   return mask;
 }
 
-DarnTraining exact_training(DarnEstimator e) {
-  DarnTraining t;
+DarnTrainerConfig exact_training(DarnEstimator e) {
+  DarnTrainerConfig t;
   t.estimator = e;
   t.single_precision = false;
   return t;
@@ -407,7 +407,7 @@ TEST(Darn, TrainingRaisesTheExactLikelihoodWithEitherEstimator) {
   for (DarnEstimator e : {DarnEstimator::kDarn, DarnEstimator::kReinforce}) {
     Rng init(5);
     Darn m(structure({9, 6}), init);
-    DarnTraining t;
+    DarnTrainerConfig t;
     t.estimator = e;
     t.learning_rate = 3e-3;
     t.seed = 6;
@@ -427,7 +427,7 @@ TEST(Darn, SameSeedSameModelAndFilesResumeExactly) {
   const MatrixD data = bars_and_stripes(3);
   auto run = [&](int first, bool via_file) {
     Rng init(9);
-    auto net = std::make_unique<DarnNetwork>(Darn(structure({9, 4}, 3), init), DarnTraining{});
+    auto net = std::make_unique<DarnNetwork>(Darn(structure({9, 4}, 3), init), DarnTrainerConfig{});
     net->trainer.train_epochs(data, 4, first);
     if (via_file) {
       const Bytes bytes = serialize_darn(*net);
@@ -458,7 +458,7 @@ TEST(Darn, BadInputIsRefusedAndChangesNothing) {
   EXPECT_EQ(flatten(m), before);
   MatrixD half = MatrixD::Constant(2, 4, 0.5);
   EXPECT_THROW(m.log_prob_exact(half), Error);
-  DarnTrainer trainer(m, DarnTraining{});
+  DarnTrainer trainer(m, DarnTrainerConfig{});
   EXPECT_THROW(trainer.train_batch(half), Error);
   EXPECT_THROW(trainer.train_batch(MatrixD::Zero(2, 5)), Error);
   EXPECT_EQ(flatten(m), before);
@@ -477,7 +477,7 @@ TEST(Darn, BadInputIsRefusedAndChangesNothing) {
 
 TEST(Darn, CorruptFilesAreRefused) {
   Rng init(3);
-  DarnNetwork net(Darn(structure({5, 3, 2}, 2, true, true)), DarnTraining{});
+  DarnNetwork net(Darn(structure({5, 3, 2}, 2, true, true)), DarnTrainerConfig{});
   const Bytes good = serialize_darn(net);
   for (std::size_t n = 0; n < good.size(); n += 13) {
     EXPECT_THROW(deserialize_darn(good.data(), n), Error) << "length " << n;

@@ -28,8 +28,8 @@ DarnStructure autoregressive_structure() {
   return s;
 }
 
-DarnTraining noisy(std::int64_t examples = 14) {
-  DarnTraining t;
+DarnTrainerConfig noisy(std::int64_t examples = 14) {
+  DarnTrainerConfig t;
   t.learning_rate = 1e-2;
   t.weight_noise = true;
   t.weight_noise_examples = examples;
@@ -216,7 +216,7 @@ TEST(DarnWeightNoise, TrainingRaisesTheExactLikelihoodAndFilesResumeExactly) {
   s.sizes = {9, 4};
   // The 14 rows stand for a training set of 1,400 (each row 100 times): the weights' description length,
   // shared among N examples, then leaves room to fit them.
-  DarnTraining t = noisy(1400);
+  DarnTrainerConfig t = noisy(1400);
   DarnNetwork network(Darn(s, rng), t);
   const double before = network.model.log_prob_exact(x).mean();
   network.trainer.train_epochs(x, 14, 100);
@@ -266,7 +266,7 @@ TEST(DarnWeightNoise, SettingsAndInputsAreChecked) {
   Rng rng(1);
   DarnStructure s;
   s.sizes = {9, 4};
-  DarnTraining bad = noisy();
+  DarnTrainerConfig bad = noisy();
   bad.weight_noise_init = 0.0;
   Darn model(s, rng);
   EXPECT_EQ(code_of_failure([&] { DarnTrainer trainer(model, bad); }), ErrorCode::kArgument);
@@ -289,7 +289,7 @@ TEST(DarnWeightNoise, SettingsAndInputsAreChecked) {
   EXPECT_NO_THROW(network.trainer.train_epochs(x, 7, 1));
 
   // Without weight noise there is no σ and no KL.
-  DarnNetwork plain(Darn(s, rng), DarnTraining{});
+  DarnNetwork plain(Darn(s, rng), DarnTrainerConfig{});
   EXPECT_EQ(plain.trainer.weight_sigma().size(), 0);
   EXPECT_EQ(plain.trainer.weight_description_length(), 0.0);
   EXPECT_EQ(code_of_failure([&] { plain.trainer.set_weight_sigma(VectorD::Ones(plain.model.parameter_count())); }),

@@ -25,7 +25,7 @@ double log_z_without_weights(const Rbm& rbm) {
 void check_ais(const Rbm& rbm, int n_betas, std::uint64_t seed, double min_distance_from_w0) {
   const double exact = log_z_exact(rbm);
   ASSERT_GT(std::abs(exact - log_z_without_weights(rbm)), min_distance_from_w0);
-  AisOptions options;
+  AisConfig options;
   options.n_runs = 100;
   options.n_betas = n_betas;
   options.seed = seed;
@@ -64,7 +64,7 @@ TEST(Ais, Random784x16WithBaseRates) {
 TEST(Ais, WarnsWhenFewRunsCarryTheEstimate) {
   const Rbm rbm = random_rbm(20, 12, 79, 2.0, 0.5);
   const double exact = log_z_exact(rbm);
-  AisOptions options;
+  AisConfig options;
   options.n_runs = 100;
   options.n_betas = 20;
   options.seed = 80;
@@ -78,7 +78,7 @@ TEST(Ais, WarnsWhenFewRunsCarryTheEstimate) {
 
 TEST(Ais, SameSeedSameEstimate) {
   const Rbm rbm = random_rbm(12, 8, 76);
-  AisOptions options;
+  AisConfig options;
   options.n_runs = 20;
   options.n_betas = 300;
   options.seed = 5;
@@ -103,7 +103,7 @@ TEST(Ais, PaperScheduleShape) {
 
 TEST(Ais, RejectsBadSchedules) {
   const Rbm rbm = random_rbm(4, 3, 77);
-  AisOptions options;
+  AisConfig options;
   options.betas = {0.0, 0.5, 0.4, 1.0};
   EXPECT_THROW(log_z_ais(rbm, options), Error);
   options.betas = {0.1, 1.0};
@@ -115,7 +115,7 @@ TEST(Ais, RejectsBadSchedules) {
 
 TEST(Ais, CancelFromProgress) {
   const Rbm rbm = random_rbm(10, 6, 78);
-  AisOptions options;
+  AisConfig options;
   options.n_runs = 10;
   options.n_betas = 1000;
   try {

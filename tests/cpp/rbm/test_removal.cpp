@@ -51,7 +51,7 @@ Rbm trained_bars_and_stripes(int n_hidden, std::uint64_t seed, int steps = 4000)
   Rbm rbm(9, n_hidden);
   Rng rng(seed);
   rbm.init_from_data(data, rng, 0.1);
-  TrainerConfig config;
+  RbmTrainerConfig config;
   config.method = NegativePhase::kPCD;
   config.chains_per_temperature = 100;
   config.learning_rate = 0.05;
@@ -460,7 +460,7 @@ TEST(TemperedTransition, RejectsBadArguments) {
 TEST(Removal, TrackerShiftAddsMeanAndCovariance) {
   // A filter with some history (a real PT run on a small model), shifted: mean += δ, covariance += diag(var).
   Rbm rbm = random_rbm(6, 4, 31, 0.5, 0.5);
-  TrainerConfig config;
+  RbmTrainerConfig config;
   config.method = NegativePhase::kPT;
   config.n_temperatures = 5;
   config.chains_per_temperature = 20;
@@ -500,7 +500,7 @@ TEST(Removal, TrackerShiftAddsMeanAndCovariance) {
 TEST(Removal, TrackedLogZCrossesARemoval) {
   const MatrixD data = bars_and_stripes(3);
   Rbm rbm = trained_bars_and_stripes(8, 3, 1500);
-  TrainerConfig config;
+  RbmTrainerConfig config;
   config.method = NegativePhase::kPT;
   config.n_temperatures = 10;
   config.chains_per_temperature = 200;
@@ -540,7 +540,7 @@ TEST(Removal, TrackedLogZCrossesARemoval) {
 TEST(Removal, TrainerMadeForTheOldSizeRefusesToStep) {
   const MatrixD data = bars_and_stripes(3);
   Rbm rbm = random_rbm(9, 4, 3, 0.1, 0.1);
-  TrainerConfig config;
+  RbmTrainerConfig config;
   config.chains_per_temperature = 20;
   config.n_temperatures = 3;
   TrackedTrainer trainer(rbm, config);

@@ -296,7 +296,7 @@ TEST(Tracker, RejectsMismatchedObservations) {
   EXPECT_THROW(tracker.observe(random_observations(5, 10, rng, 1e-3)), Error);
   EXPECT_THROW(LogZTracker(linear_ladder(1), 0.0, {0.0}), Error);
   Rbm rbm(10, 4);
-  TrainerConfig pcd;
+  RbmTrainerConfig pcd;
   pcd.method = NegativePhase::kPCD;
   EXPECT_THROW(TrackedTrainer(rbm, pcd), Error);
 }
@@ -310,7 +310,7 @@ TEST(Tracker, LeaveOneOutWeightsMatchTheirDefinition) {
   int float_steps = 0, double_steps = 0;
   for (const double lr : {0.05, 5.0}) {
     Rbm rbm = testing::random_rbm(12, 6, 71, 0.5, 0.5);
-    TrainerConfig config;
+    RbmTrainerConfig config;
     config.method = NegativePhase::kPT;
     config.n_temperatures = 3;
     config.chains_per_temperature = 6;
@@ -399,7 +399,7 @@ ObservationErrors observation_errors(int steps) {
   Rbm rbm(static_cast<int>(x.cols()), 4);
   Rng init(5);
   rbm.init_from_data(x, init, 0.3);
-  TrainerConfig config;
+  RbmTrainerConfig config;
   config.method = NegativePhase::kPT;
   config.n_temperatures = M;
   config.chains_per_temperature = 10;
@@ -554,8 +554,8 @@ Rbm model_for(const MatrixD& x) {
 }
 
 // SML-PT with 10 rungs × 10 chains at ε_init = 10⁻³ (the paper's Fig. 3 schedule with decay constant lr_decay).
-TrainerConfig tracking_config(bool adaptive, double lr_decay, int data_moves) {
-  TrainerConfig config;
+RbmTrainerConfig tracking_config(bool adaptive, double lr_decay, int data_moves) {
+  RbmTrainerConfig config;
   config.method = NegativePhase::kPT;
   config.n_temperatures = 10;
   config.chains_per_temperature = 10;
@@ -581,7 +581,7 @@ TrackingRun track_fashion(bool adaptive, int updates, int every, bool pooled = t
                           int data_moves = 0, std::uint64_t seed = 17, std::uint64_t batch_seed = 26) {
   const MatrixD x = pooled ? pooled_fashion() : default_train().x;
   Rbm rbm = model_for(x);
-  TrainerConfig config = tracking_config(adaptive, lr_decay, data_moves);
+  RbmTrainerConfig config = tracking_config(adaptive, lr_decay, data_moves);
   config.seed = seed;
   TrackedTrainer tracked(rbm, config);
   Rng pick(batch_seed);
@@ -686,7 +686,7 @@ TEST(TrackerSettled, LeavesTrainingUnchanged) {
   const MatrixD x = pooled_fashion();
   auto run = [&](bool settle) {
     Rbm rbm = model_for(x);
-    TrainerConfig config = tracking_config(true, 1e4, 2);
+    RbmTrainerConfig config = tracking_config(true, 1e4, 2);
     config.n_temperatures = 6;
     config.adapt_interval = 20;
     config.cold_sweep_rungs = 2;
@@ -822,7 +822,7 @@ TEST(TrackerSettled, InflatedCovarianceKeepsTheMean) {
 TEST(TrackerSettled, RejectsBadSettings) {
   const MatrixD x = pooled_fashion();
   Rbm rbm(static_cast<int>(x.cols()), 4);
-  TrainerConfig config;
+  RbmTrainerConfig config;
   config.method = NegativePhase::kPT;
   config.n_temperatures = 3;
   TrackedTrainer tracked(rbm, config);

@@ -38,7 +38,7 @@ std::vector<Window> train_windows(bool init_from_data, int windows) {
   MatrixD x(static_cast<Eigen::Index>(rows.size()), train.x.cols());
   for (std::size_t r = 0; r < rows.size(); ++r) x.row(static_cast<Eigen::Index>(r)) = train.x.row(rows[r]);
 
-  TrainerConfig config;
+  RbmTrainerConfig config;
   config.method = NegativePhase::kPT;
   config.n_temperatures = 10;
   config.chains_per_temperature = 20;

@@ -15,8 +15,8 @@
 namespace zeta {
 namespace {
 
-TrainerConfig pt_config(int temperatures, double learning_rate, int data_moves) {
-  TrainerConfig config;
+RbmTrainerConfig pt_config(int temperatures, double learning_rate, int data_moves) {
+  RbmTrainerConfig config;
   config.method = NegativePhase::kPT;
   config.n_temperatures = temperatures;
   config.chains_per_temperature = 10;
@@ -147,7 +147,7 @@ TEST(TrackingHealth, QuietWhileTrackingHolds) {
 // a model with any parameter set is left as it is, and so is every model with init_from_data off.
 TEST(TrainingSession, InitialisesAnUntouchedModelFromTheData) {
   const MatrixD x = bars_and_stripes(4);
-  TrainerConfig config = pt_config(4, 1e-12, 1);  // the update itself leaves the parameters where they were
+  RbmTrainerConfig config = pt_config(4, 1e-12, 1);  // the update itself leaves the parameters where they were
   Rbm fresh(16, 6);
   Rbm reference(16, 6);
   Rng rng(config.seed ^ 0x9E3779B97F4A7C15ULL);

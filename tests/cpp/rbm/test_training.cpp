@@ -33,7 +33,7 @@ struct BasRun {
   double final_kl;
 };
 
-BasRun train_bars_and_stripes(TrainerConfig config, int steps) {
+BasRun train_bars_and_stripes(RbmTrainerConfig config, int steps) {
   const MatrixD patterns = bars_and_stripes(3);
   Rbm rbm(9, 16);
   Rng rng(1);
@@ -50,7 +50,7 @@ BasRun train_bars_and_stripes(TrainerConfig config, int steps) {
 }
 
 TEST(Training, PcdLearnsBarsAndStripes) {
-  TrainerConfig config;
+  RbmTrainerConfig config;
   config.method = NegativePhase::kPCD;
   config.chains_per_temperature = 100;
   config.learning_rate = 0.01;
@@ -63,7 +63,7 @@ TEST(Training, PcdLearnsBarsAndStripes) {
 }
 
 TEST(Training, ParallelTemperingLearnsBarsAndStripes) {
-  TrainerConfig config;
+  RbmTrainerConfig config;
   config.method = NegativePhase::kPT;
   config.n_temperatures = 5;
   config.chains_per_temperature = 20;
@@ -77,7 +77,7 @@ TEST(Training, ParallelTemperingLearnsBarsAndStripes) {
 }
 
 TEST(Training, ContrastiveDivergenceLearnsBarsAndStripes) {
-  TrainerConfig config;
+  RbmTrainerConfig config;
   config.method = NegativePhase::kCD;
   config.gibbs_steps = 1;
   config.learning_rate = 0.05;
@@ -88,7 +88,7 @@ TEST(Training, ContrastiveDivergenceLearnsBarsAndStripes) {
 
 TEST(Training, LearningRateSchedule) {
   Rbm rbm(4, 3);
-  TrainerConfig config;
+  RbmTrainerConfig config;
   config.learning_rate = 1e-2;
   config.lr_decay = 1000;
   SmlTrainer decaying(rbm, config);
@@ -112,7 +112,7 @@ TEST(Training, SameSeedSameParameters) {
   for (bool single : {true, false}) {
     auto run = [&](std::uint64_t seed) {
       Rbm rbm = random_rbm(20, 8, 81, 0.1, 0.1);
-      TrainerConfig config;
+      RbmTrainerConfig config;
       config.method = NegativePhase::kPT;
       config.n_temperatures = 4;
       config.chains_per_temperature = 5;
@@ -144,7 +144,7 @@ TEST(Training, SameSeedSameParameters) {
 TEST(Training, SetChainsReplacesEveryRung) {
   for (bool single : {true, false}) {
     Rbm rbm = random_rbm(10, 6, 83, 0.2, 0.2);
-    TrainerConfig config;
+    RbmTrainerConfig config;
     config.method = NegativePhase::kPT;
     config.n_temperatures = 3;
     config.chains_per_temperature = 4;
@@ -177,7 +177,7 @@ void check_observations_are_log_probabilities(int n_visible, int n_hidden, int b
                                               bool low_rank) {
   // Double precision so the comparison with the model's own log q̃ can be tight.
   Rbm rbm = random_rbm(n_visible, n_hidden, 91, 0.3, 0.3);
-  TrainerConfig config;
+  RbmTrainerConfig config;
   config.method = NegativePhase::kPT;
   config.n_temperatures = 4;
   config.chains_per_temperature = 6;
@@ -227,7 +227,7 @@ TEST(Training, ObservationsAreTheClaimedLogProbabilities) {
 
 TEST(Training, RejectsBadConfigurationAndBatches) {
   Rbm rbm(6, 4);
-  TrainerConfig config;
+  RbmTrainerConfig config;
   config.learning_rate = -1;
   EXPECT_THROW(SmlTrainer(rbm, config), Error);
   config.learning_rate = 0.01;
@@ -252,8 +252,8 @@ Rbm session_model() {
   return rbm;
 }
 
-TrainerConfig session_config(NegativePhase method) {
-  TrainerConfig config;
+RbmTrainerConfig session_config(NegativePhase method) {
+  RbmTrainerConfig config;
   config.method = method;
   config.n_temperatures = 4;
   config.chains_per_temperature = 5;
@@ -280,7 +280,7 @@ TEST(TrainingSession, DivergingUpdateIsUndoneAndTheNextStepWorks) {
     for (NegativePhase method : {NegativePhase::kCD, NegativePhase::kPCD, NegativePhase::kPT}) {
       SCOPED_TRACE(static_cast<int>(method) + (single ? 10 : 0));
       Rbm rbm = session_model();
-      TrainerConfig config = session_config(method);
+      RbmTrainerConfig config = session_config(method);
       // W ← W (1 − ε λ) + ε g = −2 W + ε g: from a weight of 1e308, the update overflows whatever the batch. In double
       // precision the planted weight is finite in the sampler too and only the update overflows; in float the
       // sampler's copy is already infinite and the gradient not finite, which must not outlive the restored model

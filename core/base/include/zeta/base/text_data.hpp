@@ -21,17 +21,17 @@ struct SparseDataset {
   std::vector<double> labels;  // one per row
 };
 
-struct SvmlightOptions {
+struct SvmlightConfig {
   // Number of features; 0 infers it as the largest index seen. An index beyond a given count is an error.
   std::int64_t n_features = 0;
   // Indices count from 1 (svmlight, libsvm) unless this is set; index 0 is an error in the 1-based form.
   bool zero_based = false;
 };
 
-SparseDataset parse_svmlight(std::istream& in, const SvmlightOptions& options = {},
+SparseDataset parse_svmlight(std::istream& in, const SvmlightConfig& options = {},
                              const std::string& source = "<stream>");
-SparseDataset parse_svmlight_string(const std::string& text, const SvmlightOptions& options = {});
-SparseDataset read_svmlight(const std::string& path, const SvmlightOptions& options = {});
+SparseDataset parse_svmlight_string(const std::string& text, const SvmlightConfig& options = {});
+SparseDataset read_svmlight(const std::string& path, const SvmlightConfig& options = {});
 
 struct DenseDataset {
   MatrixD x;
@@ -39,14 +39,14 @@ struct DenseDataset {
   std::vector<std::string> column_names;  // the header's names of the x columns, empty without a header
 };
 
-struct CsvOptions {
+struct CsvConfig {
   char delimiter = ',';
   bool header = false;    // the first non-blank line names the columns
   int label_column = -1;  // 0-based column holding the label, -1 for none
 };
 
-DenseDataset parse_csv(std::istream& in, const CsvOptions& options = {}, const std::string& source = "<stream>");
-DenseDataset parse_csv_string(const std::string& text, const CsvOptions& options = {});
-DenseDataset read_csv(const std::string& path, const CsvOptions& options = {});
+DenseDataset parse_csv(std::istream& in, const CsvConfig& options = {}, const std::string& source = "<stream>");
+DenseDataset parse_csv_string(const std::string& text, const CsvConfig& options = {});
+DenseDataset read_csv(const std::string& path, const CsvConfig& options = {});
 
 }  // namespace zeta

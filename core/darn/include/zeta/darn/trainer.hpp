@@ -25,7 +25,7 @@ namespace zeta {
 
 enum class DarnEstimator : std::int32_t { kDarn = 0, kReinforce = 1 };
 
-struct DarnTraining {
+struct DarnTrainerConfig {
   double learning_rate = 3e-5;  // the paper's MNIST rate
   double rmsprop_decay = 0.95;  // Graves 2013
   double momentum = 0.9;
@@ -54,7 +54,7 @@ struct DarnTraining {
 class DarnTrainer {
  public:
   // Borrows model (it must outlive the trainer) and updates it in place.
-  DarnTrainer(Darn& model, const DarnTraining& config);
+  DarnTrainer(Darn& model, const DarnTrainerConfig& config);
   ~DarnTrainer();
   DarnTrainer(const DarnTrainer&) = delete;
   DarnTrainer& operator=(const DarnTrainer&) = delete;
@@ -72,7 +72,7 @@ class DarnTrainer {
   // baseline and normaliser).
   Darn gradient(const MatrixD& x, const std::vector<MatrixD>& h, VectorD* cost = nullptr) const;
 
-  const DarnTraining& config() const { return config_; }
+  const DarnTrainerConfig& config() const { return config_; }
   std::int64_t steps() const { return steps_; }
   Rng& rng() { return rng_; }
 
@@ -99,10 +99,10 @@ class DarnTrainer {
   // read_settings), then the step count, generator, optimiser moments and baseline (restored by restore_state
   // into a trainer of the same settings and model shape; Error(kFormat) when they do not fit).
   void serialize_into(ByteWriter& w) const;
-  static DarnTraining read_settings(ByteReader& r);
+  static DarnTrainerConfig read_settings(ByteReader& r);
   void restore_state(ByteReader& r);
 
-  static void validate(const DarnTraining& config, ErrorCode code = ErrorCode::kArgument);
+  static void validate(const DarnTrainerConfig& config, ErrorCode code = ErrorCode::kArgument);
 
  private:
   class Engine;
@@ -142,7 +142,7 @@ class DarnTrainer {
                                   std::int64_t examples, VectorD& log_sigma_gradient) const;
 
   Darn& model_;
-  DarnTraining config_;
+  DarnTrainerConfig config_;
   std::int64_t steps_ = 0;
   Rng rng_;
   std::unique_ptr<Engine> engine_;
@@ -173,7 +173,7 @@ class DarnTrainer {
 
 // A model with its trainer, as one object (what a model file holds).
 struct DarnNetwork {
-  explicit DarnNetwork(Darn m, const DarnTraining& training) : model(std::move(m)), trainer(model, training) {}
+  explicit DarnNetwork(Darn m, const DarnTrainerConfig& training) : model(std::move(m)), trainer(model, training) {}
   DarnNetwork(const DarnNetwork&) = delete;
   DarnNetwork& operator=(const DarnNetwork&) = delete;
   Darn model;

@@ -33,7 +33,7 @@ MatrixD sample_exact(const Rbm& rbm, Eigen::Index n, Rng& rng);
 // 10/21 on [0.5, 0.9], 10/21 on [0.9, 1]. Strictly increasing, first 0, last 1. n_betas ≥ 3.
 std::vector<double> paper_ais_schedule(int n_betas);
 
-struct AisOptions {
+struct AisConfig {
   int n_runs = 100;
   std::vector<double> betas;  // empty: paper_ais_schedule(n_betas)
   int n_betas = 21000;
@@ -53,7 +53,7 @@ struct AisResult {
 
 // Annealed importance sampling (Salakhutdinov & Murray 2008) from the base-rate model (W = 0, c = 0, visible
 // biases from rbm.base_rates, or from rbm.b when no base rates are stored) to the RBM. Double precision.
-AisResult log_z_ais(const Rbm& rbm, const AisOptions& options, const ProgressCallback& progress = nullptr);
+AisResult log_z_ais(const Rbm& rbm, const AisConfig& options, const ProgressCallback& progress = nullptr);
 
 // When fewer than a tenth of the runs carry the mean weight, the weights are heavy-tailed: the estimate is then
 // typically far below log Z (a mean of log-normal weights is set by runs not yet drawn) and its standard error

@@ -18,12 +18,12 @@ namespace zeta {
 // update diverges, or after which the tracker fails (Error kNumeric), is undone: W, b and c are as they were,
 // exactly (SmlTrainer::undo_last_update), and the model counts as changed outside the trainer (Rbm::revision), so
 // the trainer resyncs its chains and the tracker restarts at the next step. Any other error leaves the parameters as the trainer left them (it checks its arguments first).
-// With TrainerConfig::init_from_data, a model that is all zero when training starts is first initialised from
+// With RbmTrainerConfig::init_from_data, a model that is all zero when training starts is first initialised from
 // the data (Rbm::init_from_data), which the trainer and tracker see as a change outside the trainer.
 class RbmTrainingSession {
  public:
   // rbm is borrowed and must outlive the session; tracker configures the log Z tracker (PT only).
-  RbmTrainingSession(Rbm& rbm, const TrainerConfig& config, const TrackerConfig& tracker = {});
+  RbmTrainingSession(Rbm& rbm, const RbmTrainerConfig& config, const TrackerConfig& tracker = {});
   RbmTrainingSession(const RbmTrainingSession&) = delete;
   RbmTrainingSession& operator=(const RbmTrainingSession&) = delete;
 

@@ -203,7 +203,7 @@ std::string tracking_warning_text(const TrackingHealth& health);
 class TrackedTrainer {
  public:
   // config.method must be kPT; record_observations is forced on. rbm is borrowed and must outlive this.
-  TrackedTrainer(Rbm& rbm, const TrainerConfig& config, const TrackerConfig& tracker_config = {});
+  TrackedTrainer(Rbm& rbm, const RbmTrainerConfig& config, const TrackerConfig& tracker_config = {});
   void step(const RowsView& batch);
   void step(const MatrixD& batch) { step(RowsView(batch)); }
   // SmlTrainer::undo_last_update of the trainer inside.
@@ -245,7 +245,7 @@ class TrackedTrainer {
   const Rbm& rbm() const { return trainer_.rbm(); }
 
  private:
-  static TrainerConfig with_observations(TrainerConfig config);
+  static RbmTrainerConfig with_observations(RbmTrainerConfig config);
   // After each step: folds the update into the open window, and closes it after kWindow updates.
   void watch(bool restarted);
   // The most probable h of each β = 1 chain under the current model, one row per chain slot.

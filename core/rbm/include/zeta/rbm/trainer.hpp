@@ -14,7 +14,7 @@ namespace zeta {
 
 enum class NegativePhase { kCD = 0, kPCD = 1, kPT = 2 };
 
-struct TrainerConfig {
+struct RbmTrainerConfig {
   NegativePhase method = NegativePhase::kPT;
   int gibbs_steps = 1;              // k: Gibbs sweeps per update
   int n_temperatures = 10;          // PT only (M)
@@ -79,12 +79,12 @@ struct StepObservations {
 // Whether SmlTrainer, after a parameter update, refreshes the persistent chains' pre-activations by the
 // low-rank change of W (see TemperedSampler::refresh_low_rank) instead of a full product: without momentum the
 // step is ΔW = −ελW + ε(Xᵀ P / B − Vᵀ N / R), of rank ≤ step_rows = B + R besides the decay.
-bool low_rank_refresh_pays(const TrainerConfig& config, int n_visible, int n_hidden, int step_rows);
+bool low_rank_refresh_pays(const RbmTrainerConfig& config, int n_visible, int n_hidden, int step_rows);
 
 class SmlTrainer {
  public:
   // The trainer borrows rbm and updates it in place; rbm must outlive the trainer.
-  SmlTrainer(Rbm& rbm, const TrainerConfig& config);
+  SmlTrainer(Rbm& rbm, const RbmTrainerConfig& config);
   ~SmlTrainer();
   SmlTrainer(const SmlTrainer&) = delete;
   SmlTrainer& operator=(const SmlTrainer&) = delete;
@@ -99,7 +99,7 @@ class SmlTrainer {
   // (RbmTrainingSession: the log Z tracker). O(n_v + n_h): the trainer keeps the old W in its second buffer.
   void undo_last_update();
 
-  const TrainerConfig& config() const { return config_; }
+  const RbmTrainerConfig& config() const { return config_; }
   std::int64_t steps() const { return steps_; }
   double learning_rate_at(std::int64_t t) const;
   const Rbm& rbm() const { return rbm_; }
@@ -133,7 +133,7 @@ class SmlTrainer {
   class EngineImpl;
 
   Rbm& rbm_;
-  TrainerConfig config_;
+  RbmTrainerConfig config_;
   std::int64_t steps_ = 0;
   std::unique_ptr<Engine> engine_;
   StepObservations observations_;
