@@ -1,5 +1,13 @@
-// Training one RBM by stochastic maximum likelihood as a front end offers it (the C API, bindings, wasm): the
-// configuration picks the machinery, and a diverging update never leaves a damaged model behind.
+// Training one RBM by stochastic maximum likelihood: the entry point, for C++ as for the front ends (the C API's
+// zeta_trainer, the bindings and the WebAssembly module are this class). The configuration picks the machinery, log
+// Z is tracked under PT, and a diverging update never leaves a damaged model behind.
+//
+// The machinery underneath, for what a session does not do:
+// - SmlTrainer (trainer.hpp): one SML update, CD, PCD or PT, with nothing around it. For timing the bare update
+//   (the benchmarks), for replacing the persistent chains (set_chains: resuming from a checkpoint), and for PT
+//   without the tracker's cost.
+// - TrackedTrainer (tracker.hpp): SML-PT with the log Z tracker. A session under PT holds one (tracked()), which
+//   gives its readings; build one directly only to track without a session's undo and initialisation.
 #pragma once
 
 #include <cstdint>

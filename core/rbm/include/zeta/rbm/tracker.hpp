@@ -200,6 +200,9 @@ struct TrackingHealth {
 // The warnings that hold, in words, with their values and what to try (empty without warnings).
 std::string tracking_warning_text(const TrackingHealth& health);
 
+// SML-PT training with the log Z tracker fed after every update. RbmTrainingSession (session.hpp), the entry point
+// for training, holds one under PT; a TrackedTrainer of one's own tracks without the session's undo of a diverged
+// step and initialisation of an untouched model.
 class TrackedTrainer {
  public:
   // config.method must be kPT; record_observations is forced on. rbm is borrowed and must outlive this.

@@ -1,5 +1,7 @@
 // Stochastic maximum likelihood training of a binary RBM: mini-batch SGD whose negative phase comes from CD-k,
-// PCD-k (persistent chains) or parallel tempering (SML-PT, optionally with an adaptive ladder).
+// PCD-k (persistent chains) or parallel tempering (SML-PT, optionally with an adaptive ladder). To train a model,
+// use RbmTrainingSession (session.hpp), which runs an SmlTrainer and adds log Z tracking, the undoing of a diverged
+// step and the initialisation of an untouched model; SmlTrainer alone is the bare update.
 #pragma once
 
 #include <cstdint>
