@@ -97,7 +97,7 @@ int run_sample(const SampleOptions& o) {
   ParamMirror<double> params;
   params.sync(rbm);
   Rng rng(o.seed);
-  sampler.init_chains(rbm.b.array().logistic().matrix(), rng);
+  sampler.init_chains(rbm.b().array().logistic().matrix(), rng);
   sampler.sweep(params, o.sweeps, rng);
   const MatrixD v = sampler.block_chains(0);
   const int w = o.width > 0 ? o.width : static_cast<int>(std::lround(std::sqrt(double(rbm.n_visible()))));

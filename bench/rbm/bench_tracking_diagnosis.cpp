@@ -55,8 +55,8 @@ struct Options {
 
 // log of the unnormalised marginal of hidden configuration h at inverse temperature β (interaction tempering).
 double log_weight_of_hidden(const zeta::Rbm& rbm, const Eigen::VectorXd& h, double beta) {
-  const Eigen::ArrayXd a = (rbm.b + beta * (rbm.W * h)).array();
-  return beta * rbm.c.dot(h) + (a.max(0.0) + (1.0 + (-a.abs()).exp()).log()).sum();
+  const Eigen::ArrayXd a = (rbm.b() + beta * (rbm.W() * h)).array();
+  return beta * rbm.c().dot(h) + (a.max(0.0) + (1.0 + (-a.abs()).exp()).log()).sum();
 }
 
 Eigen::VectorXd hidden_of(int code, int n_hidden) {
@@ -88,7 +88,7 @@ void analyse_modes(const zeta::TrackedTrainer& trained, int update) {
   const MatrixD chains = trained.trainer().chains(0);
   std::vector<int> chain_mode;
   for (Eigen::Index r = 0; r < chains.rows(); ++r) {
-    const Eigen::VectorXd a = rbm.c + rbm.W.transpose() * chains.row(r).transpose();
+    const Eigen::VectorXd a = rbm.c() + rbm.W().transpose() * chains.row(r).transpose();
     int code = 0;
     for (int j = 0; j < n; ++j)
       if (a[j] > 0) code |= 1 << j;

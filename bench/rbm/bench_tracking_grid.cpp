@@ -189,7 +189,7 @@ double min_of(const std::vector<double>& x) { return x.empty() ? std::nan("") : 
 std::vector<std::int64_t> cold_modes(const zeta::TrackedTrainer& trained) {
   const zeta::Rbm& rbm = trained.rbm();
   const MatrixD chains = trained.trainer().chains(0);
-  const MatrixD a = (chains * rbm.W).rowwise() + rbm.c.transpose();
+  const MatrixD a = (chains * rbm.W()).rowwise() + rbm.c().transpose();
   std::vector<std::int64_t> modes(static_cast<std::size_t>(chains.rows()));
   for (Eigen::Index r = 0; r < a.rows(); ++r) {
     std::int64_t code = 0;

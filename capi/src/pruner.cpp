@@ -30,7 +30,7 @@ template <class Steps>
 void run_steps(zeta_pruner* p, Steps&& steps) {
   struct Remember {
     zeta_pruner* p;
-    ~Remember() { p->revision_after_steps = p->rbm->model.revision; }
+    ~Remember() { p->revision_after_steps = p->rbm->model.revision(); }
   } remember{p};
   steps();
 }
@@ -79,7 +79,7 @@ ZETA_API zeta_status zeta_pruner_costs(const zeta_pruner* pruner, double* costs,
     if (capacity < n) fail("capacity " + std::to_string(capacity) + " is too small, " + std::to_string(n) + " needed");
     const VectorD& c = pruner->pruner.costs();
     const bool known = pruner->pruner.steps() > 0 && c.size() == n &&
-                       pruner->revision_after_steps == pruner->rbm->model.revision;
+                       pruner->revision_after_steps == pruner->rbm->model.revision();
     if (known) {
       copy_out(c, costs);
       if (std_errs != nullptr) copy_out(pruner->pruner.cost_std_errs(), std_errs);

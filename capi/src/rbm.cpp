@@ -69,10 +69,7 @@ ZETA_API zeta_status zeta_rbm_set_params(zeta_rbm* rbm, const double* W, const d
     if (!w.allFinite()) fail("W contains a non-finite value");
     if (!bv.allFinite()) fail("b contains a non-finite value");
     if (!cv.allFinite()) fail("c contains a non-finite value");
-    m.W = w;
-    m.b = bv;
-    m.c = cv;
-    ++m.revision;
+    m.set_params(w, bv, cv);
   });
 }
 
@@ -82,9 +79,9 @@ ZETA_API zeta_status zeta_rbm_get_params(const zeta_rbm* rbm, double* W, double*
     need(W, "W");
     need(b, "b");
     need(c, "c");
-    copy_out(rbm->model.W, W);
-    copy_out(rbm->model.b, b);
-    copy_out(rbm->model.c, c);
+    copy_out(rbm->model.W(), W);
+    copy_out(rbm->model.b(), b);
+    copy_out(rbm->model.c(), c);
   });
 }
 
@@ -96,8 +93,7 @@ ZETA_API zeta_status zeta_rbm_init_from_data(zeta_rbm* rbm, const double* data, 
       fail("weight_sd must be finite and >= 0, got " + number(weight_sd));
     zeta::Rbm next = rbm->model;  // work on a copy: the handle changes only on success
     zeta::Rng rng = rbm->rng;
-    next.init_from_data(x, rng, weight_sd);
-    ++next.revision;
+    next.init_from_data(x, rng, weight_sd);  // a new revision: trainers borrowing the model resync
     rbm->model = std::move(next);
     rbm->rng = rng;
   });

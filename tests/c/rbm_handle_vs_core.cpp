@@ -20,8 +20,8 @@ constexpr std::uint64_t kSeed = 11;
 // Row-major copy of W (n_visible x n_hidden), as zeta_rbm_get_params writes it.
 std::vector<double> row_major_weights(const zeta::Rbm& rbm) {
   std::vector<double> out;
-  for (Eigen::Index i = 0; i < rbm.W.rows(); ++i)
-    for (Eigen::Index j = 0; j < rbm.W.cols(); ++j) out.push_back(rbm.W(i, j));
+  for (Eigen::Index i = 0; i < rbm.W().rows(); ++i)
+    for (Eigen::Index j = 0; j < rbm.W().cols(); ++j) out.push_back(rbm.W()(i, j));
   return out;
 }
 

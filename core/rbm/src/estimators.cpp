@@ -190,12 +190,12 @@ double log_z_exact(const Rbm& rbm, double beta, Tempering mode, const ProgressCa
   const double visible_beta = mode == Tempering::kInteraction ? 1.0 : beta;
   if (hidden) {
     // Σ_h exp(β cᵀh) Π_k (1 + exp(β_b b_k + β (W h)_k))
-    const Eigen::MatrixXd U = beta * rbm.W;
-    return enumerate_log_sum(U, beta * rbm.c, visible_beta * rbm.b, progress, "exact log Z");
+    const Eigen::MatrixXd U = beta * rbm.W();
+    return enumerate_log_sum(U, beta * rbm.c(), visible_beta * rbm.b(), progress, "exact log Z");
   }
   // Σ_v exp(β_b bᵀv) Π_j (1 + exp(β (c_j + W_jᵀ v)))
-  const Eigen::MatrixXd U = beta * rbm.W.transpose();
-  return enumerate_log_sum(U, visible_beta * rbm.b, beta * rbm.c, progress, "exact log Z");
+  const Eigen::MatrixXd U = beta * rbm.W().transpose();
+  return enumerate_log_sum(U, visible_beta * rbm.b(), beta * rbm.c(), progress, "exact log Z");
 }
 
 VectorD exact_visible_distribution(const Rbm& rbm) {
@@ -231,9 +231,9 @@ MatrixD sample_exact(const Rbm& rbm, Eigen::Index n, Rng& rng) {
     for (Eigen::Index r = 0; r < rows; ++r)
       for (int k = 0; k < units; ++k) states(r, k) = static_cast<double>(((first + r) >> k) & 1);
     // hidden: cᵀh + Σ_i softplus(b_i + (W h)_i); visible: bᵀv + Σ_j softplus(c_j + (Wᵀ v)_j)
-    MatrixD inputs = hidden ? MatrixD(states * rbm.W.transpose()) : MatrixD(states * rbm.W);
-    inputs.rowwise() += (hidden ? rbm.b : rbm.c).transpose();
-    const VectorD linear = states * (hidden ? rbm.c : rbm.b);
+    MatrixD inputs = hidden ? MatrixD(states * rbm.W().transpose()) : MatrixD(states * rbm.W());
+    inputs.rowwise() += (hidden ? rbm.b() : rbm.c()).transpose();
+    const VectorD linear = states * (hidden ? rbm.c() : rbm.b());
     for (Eigen::Index r = 0; r < rows; ++r) {
       const Eigen::ArrayXd a = inputs.row(r).transpose().array();
       log_p[first + r] = linear[r] + softplus_sum(a);
@@ -256,7 +256,7 @@ MatrixD sample_exact(const Rbm& rbm, Eigen::Index n, Rng& rng) {
       continue;
     }
     for (int k = 0; k < units; ++k) h[k] = static_cast<double>((state >> k) & 1);
-    const VectorD a = rbm.b + rbm.W * h;
+    const VectorD a = rbm.b() + rbm.W() * h;
     for (int i = 0; i < nv; ++i) v(r, i) = rng.uniform() * (1.0 + std::exp(-a[i])) < 1.0 ? 1.0 : 0.0;
   }
   return v;
@@ -290,9 +290,9 @@ AisResult log_z_ais(const Rbm& rbm, const AisConfig& options, const ProgressCall
   Rng rng(options.seed);
 
   // Base-rate model: independent visibles with the data's marginals, hiddens uniform.
-  const VectorD base_bias = rbm.base_rates.size() == nv
-                                ? (rbm.base_rates.array() / (1.0 - rbm.base_rates.array())).log().matrix()
-                                : rbm.b;
+  const VectorD base_bias = rbm.base_rates().size() == nv
+                                ? (rbm.base_rates().array() / (1.0 - rbm.base_rates().array())).log().matrix()
+                                : rbm.b();
   const double log_z_base = softplus_array(base_bias.array()).sum() + nh * std::log(2.0);
 
   MatrixD v(runs, nv);
@@ -309,9 +309,9 @@ AisResult log_z_ais(const Rbm& rbm, const AisConfig& options, const ProgressCall
   for (std::int64_t k = 1; k <= n_steps; ++k) {
     const double beta = betas[static_cast<std::size_t>(k)];
     const double beta_prev = betas[static_cast<std::size_t>(k - 1)];
-    multiply_binary<double>(v, Transpose::kNo, rbm.W, Transpose::kNo, a);
-    a.rowwise() += rbm.c.transpose();
-    const VectorD vb = v * rbm.b;
+    multiply_binary<double>(v, Transpose::kNo, rbm.W(), Transpose::kNo, a);
+    a.rowwise() += rbm.c().transpose();
+    const VectorD vb = v * rbm.b();
     const VectorD vb_base = v * base_bias;
     // log p*_β(v) = (1−β) b_Aᵀv + β bᵀv + Σ_j softplus(β (c_j + W_jᵀv))
     log_w += (beta - beta_prev) * (vb - vb_base) + rowwise_softplus_sum(a, beta) - rowwise_softplus_sum(a, beta_prev);
@@ -319,9 +319,9 @@ AisResult log_z_ais(const Rbm& rbm, const AisConfig& options, const ProgressCall
     // Gibbs transition that leaves p_β invariant.
     h = (beta * a.array()).logistic().matrix();
     sample_bernoulli(h, rng);
-    multiply_binary<double>(h, Transpose::kNo, rbm.W, Transpose::kYes, visible_input);
+    multiply_binary<double>(h, Transpose::kNo, rbm.W(), Transpose::kYes, visible_input);
     visible_input *= beta;
-    visible_input.rowwise() += ((1.0 - beta) * base_bias + beta * rbm.b).transpose();
+    visible_input.rowwise() += ((1.0 - beta) * base_bias + beta * rbm.b()).transpose();
     v = visible_input.array().logistic().matrix();
     sample_bernoulli(v, rng);
     if (progress && k % report_every == 0) {

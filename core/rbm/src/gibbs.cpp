@@ -10,10 +10,10 @@ namespace zeta {
 
 template <class S>
 void ParamMirror<S>::sync(const Rbm& rbm) {
-  W = rbm.W.cast<S>();
-  b = rbm.b.cast<S>();
-  c = rbm.c.cast<S>();
-  b_exact = rbm.b;
+  W = rbm.W().cast<S>();
+  b = rbm.b().cast<S>();
+  c = rbm.c().cast<S>();
+  b_exact = rbm.b();
 }
 
 template <class S>

@@ -16,8 +16,8 @@ MatrixD gibbs_samples(const Rbm& rbm, int n_samples, int n_gibbs_steps, Rng& rng
   TemperedSampler<double> sampler(rbm.n_visible(), rbm.n_hidden(), config);
   ParamMirror<double> params;
   params.sync(rbm);
-  const VectorD start = rbm.base_rates.size() == rbm.n_visible() ? rbm.base_rates
-                                                                 : VectorD(rbm.b.array().logistic().matrix());
+  const VectorD start = rbm.base_rates().size() == rbm.n_visible() ? rbm.base_rates()
+                                                                   : VectorD(rbm.b().array().logistic().matrix());
   sampler.init_chains(start, rng);
   sampler.sweep(params, n_gibbs_steps, rng);
   return sampler.chains();

@@ -1,9 +1,11 @@
 #include "zeta/rbm/model.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/error.hpp"
@@ -13,9 +15,33 @@ namespace zeta {
 Rbm::Rbm(int n_visible, int n_hidden) {
   require(n_visible > 0, "n_visible must be positive, got " + std::to_string(n_visible));
   require(n_hidden > 0, "n_hidden must be positive, got " + std::to_string(n_hidden));
-  W = MatrixD::Zero(n_visible, n_hidden);
-  b = VectorD::Zero(n_visible);
-  c = VectorD::Zero(n_hidden);
+  W_ = MatrixD::Zero(n_visible, n_hidden);
+  b_ = VectorD::Zero(n_visible);
+  c_ = VectorD::Zero(n_hidden);
+  changed();
+}
+
+void Rbm::changed() {
+  // One sequence for every model in the process: two models hold the same revision only when one is a copy of
+  // the other's values (a model assigned over a borrowed one is then seen as changed, unless it is an unchanged
+  // copy of it).
+  static std::atomic<std::uint64_t> last{0};
+  revision_ = last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+std::uint64_t Rbm::Edit::commit() {
+  if (open_) {
+    open_ = false;
+    rbm_.changed();
+  }
+  return rbm_.revision_;
+}
+
+void Rbm::set_params(MatrixD W, VectorD b, VectorD c) {
+  W_ = std::move(W);
+  b_ = std::move(b);
+  c_ = std::move(c);
+  changed();
 }
 
 VectorD data_marginals(const MatrixD& data, double eps) {
@@ -27,19 +53,21 @@ VectorD data_marginals(const MatrixD& data, double eps) {
 void Rbm::init_from_data(const MatrixD& data, Rng& rng, double weight_sd, double eps) {
   require(data.cols() == n_visible(), "data has " + std::to_string(data.cols()) + " columns, the model has " +
                                           std::to_string(n_visible()) + " visible units");
-  base_rates = data_marginals(data, eps);
-  b = (base_rates.array() / (1.0 - base_rates.array())).log().matrix();
-  c.setZero();
-  for (Eigen::Index i = 0; i < W.size(); ++i) W.data()[i] = weight_sd * rng.normal();
+  base_rates_ = data_marginals(data, eps);
+  b_ = (base_rates_.array() / (1.0 - base_rates_.array())).log().matrix();
+  c_.setZero();
+  for (Eigen::Index i = 0; i < W_.size(); ++i) W_.data()[i] = weight_sd * rng.normal();
+  changed();
 }
 
 void Rbm::init_random(Rng& rng, double weight_sd, double bias_sd) {
-  for (Eigen::Index i = 0; i < W.size(); ++i) W.data()[i] = weight_sd * rng.normal();
-  for (Eigen::Index i = 0; i < b.size(); ++i) b[i] = bias_sd * rng.normal();
-  for (Eigen::Index i = 0; i < c.size(); ++i) c[i] = bias_sd * rng.normal();
+  for (Eigen::Index i = 0; i < W_.size(); ++i) W_.data()[i] = weight_sd * rng.normal();
+  for (Eigen::Index i = 0; i < b_.size(); ++i) b_[i] = bias_sd * rng.normal();
+  for (Eigen::Index i = 0; i < c_.size(); ++i) c_[i] = bias_sd * rng.normal();
+  changed();
 }
 
-double Rbm::energy(const VectorD& v, const VectorD& h) const { return -(v.dot(W * h)) - b.dot(v) - c.dot(h); }
+double Rbm::energy(const VectorD& v, const VectorD& h) const { return -(v.dot(W_ * h)) - b_.dot(v) - c_.dot(h); }
 
 namespace {
 
@@ -47,13 +75,13 @@ namespace {
 // (hundreds of megabytes) would be page-faulted in for one pass over it.
 VectorD visible_term_and_softplus_sums(const Rbm& rbm, const MatrixD& v, double visible_beta, double beta) {
   constexpr Eigen::Index kBlockRows = 1024;
-  VectorD out = visible_beta * (v * rbm.b);
+  VectorD out = visible_beta * (v * rbm.b());
   MatrixD a;
   for (Eigen::Index first = 0; first < v.rows(); first += kBlockRows) {
     const Eigen::Index rows = std::min(kBlockRows, v.rows() - first);
     a.resize(rows, rbm.n_hidden());
-    multiply<double>(v.middleRows(first, rows), rbm.W, Transpose::kNo, a);
-    a.rowwise() += rbm.c.transpose();
+    multiply<double>(v.middleRows(first, rows), rbm.W(), Transpose::kNo, a);
+    a.rowwise() += rbm.c().transpose();
     out.segment(first, rows) += rowwise_softplus_sum(a, beta);
   }
   return out;
@@ -71,18 +99,18 @@ VectorD Rbm::log_unnormalized(const MatrixD& v, double beta, Tempering mode) con
 double Rbm::log_z_at_beta_zero(Tempering mode) const {
   const double ln2 = std::log(2.0);
   if (mode == Tempering::kFullEnergy) return (n_visible() + n_hidden()) * ln2;
-  return n_hidden() * ln2 + softplus_array(b.array()).sum();
+  return n_hidden() * ln2 + softplus_array(b_.array()).sum();
 }
 
 MatrixD Rbm::hidden_probs(const MatrixD& v) const {
-  MatrixD a = product<double>(v, Transpose::kNo, W, Transpose::kNo);
-  a.rowwise() += c.transpose();
+  MatrixD a = product<double>(v, Transpose::kNo, W_, Transpose::kNo);
+  a.rowwise() += c_.transpose();
   return a.array().logistic().matrix();
 }
 
 MatrixD Rbm::visible_probs(const MatrixD& h) const {
-  MatrixD a = product<double>(h, Transpose::kNo, W, Transpose::kYes);
-  a.rowwise() += b.transpose();
+  MatrixD a = product<double>(h, Transpose::kNo, W_, Transpose::kYes);
+  a.rowwise() += b_.transpose();
   return a.array().logistic().matrix();
 }
 
@@ -96,22 +124,22 @@ void Rbm::remove_hidden(int k) {
   require(n >= 2, "cannot remove the only hidden unit");
   require(k >= 0 && k < n, "hidden unit " + std::to_string(k) + " out of range [0, " + std::to_string(n) + ")");
   const int after = n - 1 - k;
-  MatrixD w(W.rows(), n - 1);
-  w.leftCols(k) = W.leftCols(k);
-  w.rightCols(after) = W.rightCols(after);
+  MatrixD w(W_.rows(), n - 1);
+  w.leftCols(k) = W_.leftCols(k);
+  w.rightCols(after) = W_.rightCols(after);
   VectorD bias(n - 1);
-  bias.head(k) = c.head(k);
-  bias.tail(after) = c.tail(after);
-  W = std::move(w);
-  c = std::move(bias);
-  ++revision;
+  bias.head(k) = c_.head(k);
+  bias.tail(after) = c_.tail(after);
+  W_ = std::move(w);
+  c_ = std::move(bias);
+  changed();
 }
 
 void Rbm::validate() const {
-  require(W.rows() == b.size() && W.cols() == c.size(), "RBM parameter shapes are inconsistent");
-  require(W.allFinite(), "W contains a non-finite value");
-  require(b.allFinite(), "b contains a non-finite value");
-  require(c.allFinite(), "c contains a non-finite value");
+  require(W_.rows() == b_.size() && W_.cols() == c_.size(), "RBM parameter shapes are inconsistent");
+  require(W_.allFinite(), "W contains a non-finite value");
+  require(b_.allFinite(), "b contains a non-finite value");
+  require(c_.allFinite(), "c contains a non-finite value");
 }
 
 Bytes serialize_rbm(const Rbm& rbm) {
@@ -119,12 +147,12 @@ Bytes serialize_rbm(const Rbm& rbm) {
   ByteWriter w;
   w.i32(rbm.n_visible());
   w.i32(rbm.n_hidden());
-  w.f64s(rbm.W.data(), static_cast<std::size_t>(rbm.W.size()));
-  w.f64s(rbm.b.data(), static_cast<std::size_t>(rbm.b.size()));
-  w.f64s(rbm.c.data(), static_cast<std::size_t>(rbm.c.size()));
-  const bool has_base = rbm.base_rates.size() == rbm.n_visible();
+  w.f64s(rbm.W().data(), static_cast<std::size_t>(rbm.W().size()));
+  w.f64s(rbm.b().data(), static_cast<std::size_t>(rbm.b().size()));
+  w.f64s(rbm.c().data(), static_cast<std::size_t>(rbm.c().size()));
+  const bool has_base = rbm.base_rates().size() == rbm.n_visible();
   w.u8(has_base ? 1 : 0);
-  if (has_base) w.f64s(rbm.base_rates.data(), static_cast<std::size_t>(rbm.base_rates.size()));
+  if (has_base) w.f64s(rbm.base_rates().data(), static_cast<std::size_t>(rbm.base_rates().size()));
   return wrap_payload(ObjectKind::kRbm, w.take());
 }
 
@@ -138,21 +166,26 @@ Rbm deserialize_rbm(const std::uint8_t* data, std::size_t size) {
   const std::uint64_t weights = static_cast<std::uint64_t>(nv) * static_cast<std::uint64_t>(nh);
   if (weights + static_cast<std::uint64_t>(nv) + static_cast<std::uint64_t>(nh) > r.remaining() / 8)
     throw Error(ErrorCode::kFormat, "data is truncated");
-  Rbm rbm(nv, nh);
-  r.f64s(rbm.W.data(), static_cast<std::size_t>(weights));
-  r.f64s(rbm.b.data(), static_cast<std::size_t>(nv));
-  r.f64s(rbm.c.data(), static_cast<std::size_t>(nh));
+  MatrixD W(nv, nh);
+  VectorD b(nv), c(nh);
+  r.f64s(W.data(), static_cast<std::size_t>(weights));
+  r.f64s(b.data(), static_cast<std::size_t>(nv));
+  r.f64s(c.data(), static_cast<std::size_t>(nh));
   const std::uint8_t has_base = r.u8();
   if (has_base > 1) throw Error(ErrorCode::kFormat, "invalid base-rate flag");
+  VectorD base_rates;
   if (has_base == 1) {
-    rbm.base_rates.resize(nv);
-    r.f64s(rbm.base_rates.data(), static_cast<std::size_t>(nv));
-    if (!rbm.base_rates.allFinite() || rbm.base_rates.minCoeff() <= 0.0 || rbm.base_rates.maxCoeff() >= 1.0)
+    base_rates.resize(nv);
+    r.f64s(base_rates.data(), static_cast<std::size_t>(nv));
+    if (!base_rates.allFinite() || base_rates.minCoeff() <= 0.0 || base_rates.maxCoeff() >= 1.0)
       throw Error(ErrorCode::kFormat, "base rates must lie in (0, 1)");
   }
   r.expect_end();
-  if (!rbm.W.allFinite() || !rbm.b.allFinite() || !rbm.c.allFinite())
+  if (!W.allFinite() || !b.allFinite() || !c.allFinite())
     throw Error(ErrorCode::kFormat, "parameters contain non-finite values");
+  Rbm rbm;
+  rbm.set_params(std::move(W), std::move(b), std::move(c));
+  rbm.set_base_rates(std::move(base_rates));
   return rbm;
 }
 

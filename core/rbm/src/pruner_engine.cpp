@@ -100,9 +100,9 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     tempering_.mode = cfg.tempering;
     sampler_ = std::make_unique<TemperedSampler<S>>(rbm.n_visible(), rbm.n_hidden(), tempering_);
     params_.sync(rbm);
-    synced_revision_ = rbm.revision;
-    const VectorD start = rbm.base_rates.size() == rbm.n_visible() ? rbm.base_rates
-                                                                   : VectorD(rbm.b.array().logistic().matrix());
+    synced_revision_ = rbm.revision();
+    const VectorD start = rbm.base_rates().size() == rbm.n_visible() ? rbm.base_rates()
+                                                                     : VectorD(rbm.b().array().logistic().matrix());
     sampler_->init_chains(start, rng_);
   }
 
@@ -226,7 +226,7 @@ class Pruner::EngineImpl final : public Pruner::Engine {
   // A change of the model made outside the pruner: new parameters, possibly another number of hidden units.
   void follow_outside_changes() {
     Rbm& rbm = owner_.rbm_;
-    if (rbm.revision == synced_revision_) return;
+    if (rbm.revision() == synced_revision_) return;
     rbm.validate();
     require(rbm.n_visible() == params_.W.rows(), "the model's visible layer changed size under the pruner");
     if (rbm.n_hidden() != params_.W.cols()) {
@@ -236,7 +236,7 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     }
     params_.sync(rbm);
     sampler_->invalidate();
-    synced_revision_ = rbm.revision;
+    synced_revision_ = rbm.revision();
     owner_.restart_tracker();
   }
 
@@ -312,7 +312,7 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     Mat<S> chains = sampler_->chains();
     sampler_ = std::make_unique<TemperedSampler<S>>(rbm.n_visible(), rbm.n_hidden(), tempering_);
     params_.sync(rbm);
-    synced_revision_ = rbm.revision;
+    synced_revision_ = rbm.revision();
     TemperedTransitionStats total;
     const Eigen::Index n = tempering_.chains_per_temperature;
     for (std::size_t i = 0; i < tempering_.betas.size(); ++i) {
@@ -378,8 +378,8 @@ class Pruner::EngineImpl final : public Pruner::Engine {
       factor_sum += z;
       return z;
     };
-    MatrixD W = rbm.W;
-    VectorD b = rbm.b, c = rbm.c;
+    MatrixD W = rbm.W();
+    VectorD b = rbm.b(), c = rbm.c();
     RbmGradient z;  // the factors z_i, then each step's response d(z_i g_i)/dg_i for the leave-one-out weights
     // Only a single anchored rung uses the responses: the other pruners skip their cost (an exp and a Φ each).
     const bool response = tracker != nullptr && sampler_->n_temperatures() == 1 && noise_aware;
@@ -417,12 +417,9 @@ class Pruner::EngineImpl final : public Pruner::Engine {
     VectorD own_before, witnesses_before;
     if (tracker != nullptr) own_before = sampler_->own_log_q();
     if (witnesses_) witnesses_before = witnesses_->own_log_q();
-    rbm.W = std::move(W);
-    rbm.b = std::move(b);
-    rbm.c = std::move(c);
-    ++rbm.revision;
+    rbm.set_params(std::move(W), std::move(b), std::move(c));
     params_.sync(rbm);
-    synced_revision_ = rbm.revision;
+    synced_revision_ = rbm.revision();
     sampler_->refresh(params_);
     if (witnesses_) {
       witnesses_->refresh(params_);
@@ -450,7 +447,7 @@ class Pruner::EngineImpl final : public Pruner::Engine {
       obs.next_log_z_beta_zero = rbm.log_z_at_beta_zero(sampler_->mode());
       tracker->observe(obs);
     }
-    const auto parameters = static_cast<double>(rbm.W.size() + rbm.b.size() + rbm.c.size());
+    const auto parameters = static_cast<double>(rbm.W().size() + rbm.b().size() + rbm.c().size());
     return factor_sum / parameters;
   }
 

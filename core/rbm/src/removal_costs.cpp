@@ -72,7 +72,7 @@ VectorD removal_costs_exact(const Rbm& rbm, const MatrixD& data) {
   for (int k = 0; k < rbm.n_hidden(); ++k) {
     double log_z_without = 0.0;
     if (rbm.n_hidden() == 1) {  // no hidden layer left: Z = Π_i (1 + e^{b_i})
-      log_z_without = softplus_array(rbm.b.array()).sum();
+      log_z_without = softplus_array(rbm.b().array()).sum();
     } else {
       Rbm without = rbm;
       without.remove_hidden(k);

@@ -19,8 +19,8 @@ double variance_of_mean(double mean, double mean_square, double n) {
 }  // namespace
 
 MatrixD preactivations(const Rbm& rbm, const MatrixD& v) {
-  MatrixD a = binary_product<double>(v, Transpose::kNo, rbm.W, Transpose::kNo);
-  a.rowwise() += rbm.c.transpose();
+  MatrixD a = binary_product<double>(v, Transpose::kNo, rbm.W(), Transpose::kNo);
+  a.rowwise() += rbm.c().transpose();
   return a;
 }
 

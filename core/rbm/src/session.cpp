@@ -23,7 +23,7 @@ bool RbmTrainingSession::init_if_untouched(const RowsView& rows) {
   if (!init_from_data_ || trainer().steps() > 0) return false;
   if (rows.rows() == 0 || rows.cols() != rbm_.n_visible()) return false;
   const auto zero = [](const auto& m) { return (m.array() == 0.0).all(); };
-  if (!zero(rbm_.W) || !zero(rbm_.b) || !zero(rbm_.c)) {
+  if (!zero(rbm_.W()) || !zero(rbm_.b()) || !zero(rbm_.c())) {
     init_from_data_ = false;  // decided once, at the first update
     return false;
   }
@@ -32,8 +32,7 @@ bool RbmTrainingSession::init_if_untouched(const RowsView& rows) {
   init_from_data_ = false;
   // A stream apart from the trainer's own, so that the trainer's draws are those of the same seed without it.
   Rng rng(seed_ ^ 0x9E3779B97F4A7C15ULL);
-  rbm_.init_from_data(values, rng);
-  ++rbm_.revision;
+  rbm_.init_from_data(values, rng);  // a new revision: the trainer resyncs
   return true;
 }
 
@@ -53,13 +52,13 @@ void RbmTrainingSession::step_from(const RowsView& batch, const RowsView& init_r
         tracked_->undo_last_update();
       else
         plain_->undo_last_update();
-      if (initialised) {  // the model is back to zero: initialise it next time
-        rbm_.W.setZero();
-        rbm_.b.setZero();
-        rbm_.c.setZero();
+      Rbm::Edit marked = rbm_.edit();  // a new revision when it ends: the trainer resyncs its chains
+      if (initialised) {               // the model is back to zero: initialise it next time
+        marked.W.setZero();
+        marked.b.setZero();
+        marked.c.setZero();
         init_from_data_ = true;
       }
-      ++rbm_.revision;
     }
     throw;
   }

@@ -71,7 +71,8 @@ TemperedTransitionStats TemperedTransition<S>::apply(const Rbm& rbm, Mat<S>& v, 
   for (int j = 0; j <= l; ++j)
     levels[static_cast<std::size_t>(j)] = beta * (1.0 - (1.0 - config_.beta_min) * static_cast<double>(j) / l);
 
-  const Kernels<S> kernels{rbm.W.cast<S>(), rbm.b.cast<S>(), rbm.c.cast<S>(), config_.mode == Tempering::kFullEnergy};
+  const Kernels<S> kernels{rbm.W().cast<S>(), rbm.b().cast<S>(), rbm.c().cast<S>(),
+                           config_.mode == Tempering::kFullEnergy};
   JointStates<S> x;
   x.v = v;
   x.a.resize(x.v.rows(), kernels.W.cols());

@@ -35,15 +35,15 @@ TrackedTrainer::TrackedTrainer(Rbm& rbm, const RbmTrainerConfig& config, const T
     : trainer_(rbm, with_observations(config)),
       tracker_(fresh_tracker(trainer_, tracker_config)),
       tracker_config_(tracker_config),
-      seen_revision_(rbm.revision) {}
+      seen_revision_(rbm.revision()) {}
 
 void TrackedTrainer::step(const RowsView& batch) {
   // A model edited outside the trainer invalidates the history: restart from the known β = 0 end.
-  const bool restarted = trainer_.rbm().revision != seen_revision_;
+  const bool restarted = trainer_.rbm().revision() != seen_revision_;
   if (restarted) tracker_ = fresh_tracker(trainer_, tracker_config_);
   trainer_.step(batch);
   tracker_.observe(trainer_.observations());
-  seen_revision_ = trainer_.rbm().revision;
+  seen_revision_ = trainer_.rbm().revision();
   watch(restarted);
 }
 
@@ -76,8 +76,8 @@ std::string tracking_warning_text(const TrackingHealth& health) {
 
 Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic> TrackedTrainer::cold_modes() const {
   const Rbm& model = trainer_.rbm();
-  MatrixD a = product<double>(trainer_.chains(0), Transpose::kNo, model.W, Transpose::kNo);
-  a.rowwise() += model.c.transpose();
+  MatrixD a = product<double>(trainer_.chains(0), Transpose::kNo, model.W(), Transpose::kNo);
+  a.rowwise() += model.c().transpose();
   return a.array() > 0.0;
 }
 
@@ -163,7 +163,7 @@ std::vector<LogZTracker> TrackedTrainer::settled_profile(
   const Rbm& model = trainer_.rbm();
   const Tempering mode = trainer_.config().tempering;
   // The online estimate seeds each bridge's s; the full settle does not otherwise depend on it.
-  const bool online_valid = model.revision == seen_revision_ && tracker_.updates() > 0;
+  const bool online_valid = model.revision() == seen_revision_ && tracker_.updates() > 0;
   std::vector<double> betas = trainer_.betas();
   std::vector<double> guess = online_valid ? tracker_.means()
                                            : log_z_without_interactions(model, trainer_.betas(), mode);

@@ -47,9 +47,9 @@ std::vector<double> log_z_without_interactions(const Rbm& rbm, const std::vector
   for (double beta : betas) {
     const double visible_beta = mode == Tempering::kInteraction ? 1.0 : beta;
     // With W = 0, Z_β = Π_k (1 + e^{β_v b_k}) Π_j (1 + e^{β c_j}).
-    const double hidden = beta == 0.0 ? rbm.n_hidden() * ln2 : softplus_array(beta * rbm.c.array()).sum();
+    const double hidden = beta == 0.0 ? rbm.n_hidden() * ln2 : softplus_array(beta * rbm.c().array()).sum();
     const double visible = visible_beta == 0.0 ? rbm.n_visible() * ln2
-                                               : softplus_array(visible_beta * rbm.b.array()).sum();
+                                               : softplus_array(visible_beta * rbm.b().array()).sum();
     out.push_back(hidden + visible);
   }
   return out;

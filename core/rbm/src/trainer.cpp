@@ -70,9 +70,9 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       : owner_(owner), sampler_(owner.rbm_.n_visible(), owner.rbm_.n_hidden(), tempering), rng_(owner.config_.seed) {
     const Rbm& rbm = owner.rbm_;
     params_.sync(rbm);
-    synced_revision_ = rbm.revision;
-    const VectorD start = rbm.base_rates.size() == rbm.n_visible() ? rbm.base_rates
-                                                                   : VectorD(rbm.b.array().logistic().matrix());
+    synced_revision_ = rbm.revision();
+    const VectorD start = rbm.base_rates().size() == rbm.n_visible() ? rbm.base_rates()
+                                                                     : VectorD(rbm.b().array().logistic().matrix());
     sampler_.init_chains(start, rng_);
   }
 
@@ -80,10 +80,10 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     Rbm& rbm = owner_.rbm_;
     const RbmTrainerConfig& cfg = owner_.config_;
     const bool persistent = cfg.method != NegativePhase::kCD;
-    if (rbm.revision != synced_revision_) {
+    if (rbm.revision() != synced_revision_) {
       params_.sync(rbm);
       sampler_.invalidate();
-      synced_revision_ = rbm.revision;
+      synced_revision_ = rbm.revision();
       if (obs != nullptr) obs->parameters_jumped = true;
     }
     data_.resize(batch.rows(), batch.cols());
@@ -186,7 +186,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     ParamMirror<S> params = params_;
     TemperedSampler<S> sampler = sampler_;
     if (coldest_rungs > 0) sampler.keep_coldest_rungs(coldest_rungs);
-    if (rbm.revision != synced_revision_) {  // edited outside the trainer since its last step
+    if (rbm.revision() != synced_revision_) {  // edited outside the trainer since its last step
       params.sync(rbm);
       sampler.invalidate();
     }
@@ -209,11 +209,11 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
   // SmlTrainer::undo_last_update, without a copy. A step that would make a parameter non-finite changes none.
   void apply_update(Rbm& rbm, double lr, const VectorD& grad_b, const VectorD& grad_c) {
     const RbmTrainerConfig& cfg = owner_.config_;
-    const Eigen::Index n = rbm.W.size();
+    const Eigen::Index n = rbm.W().size();
     MatrixD& next_W = owner_.previous_W_;
-    next_W.resize(rbm.W.rows(), rbm.W.cols());
+    next_W.resize(rbm.W().rows(), rbm.W().cols());
     // Distinct arrays: restrict lets the compiler vectorise the loops without runtime overlap checks.
-    const double* __restrict W = rbm.W.data();
+    const double* __restrict W = rbm.W().data();
     double* __restrict next = next_W.data();
     S* __restrict mirror = params_.W.data();
     const S* __restrict g = gradient_W_.data();
@@ -250,7 +250,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     }
     owner_.inc_b_ = mu * owner_.inc_b_ + lr * grad_b;
     owner_.inc_c_ = mu * owner_.inc_c_ + lr * grad_c;
-    const VectorD next_b = rbm.b + owner_.inc_b_, next_c = rbm.c + owner_.inc_c_;
+    const VectorD next_b = rbm.b() + owner_.inc_b_, next_c = rbm.c() + owner_.inc_c_;
     if (max_exponent == kExponent || !next_b.allFinite() || !next_c.allFinite()) {
       // The increments of a diverged step are not finite either; momentum restarts from rest, so that training can
       // go on from the model as it was. The sampler's copy of W is stale: the caller marks the model changed.
@@ -259,17 +259,17 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       owner_.inc_c_.setZero();
       throw Error(ErrorCode::kNumeric, "training diverged: a parameter became non-finite (lower the learning rate)");
     }
-    rbm.W.swap(next_W);
-    owner_.previous_b_ = rbm.b;
-    owner_.previous_c_ = rbm.c;
+    Rbm::Edit edit = rbm.edit();
+    edit.W.swap(next_W);
+    owner_.previous_b_ = rbm.b();
+    owner_.previous_c_ = rbm.c();
     owner_.update_undoable_ = true;
-    rbm.b = next_b;
-    rbm.c = next_c;
-    params_.b = rbm.b.cast<S>();
-    params_.c = rbm.c.cast<S>();
-    params_.b_exact = rbm.b;
-    ++rbm.revision;
-    synced_revision_ = rbm.revision;
+    edit.b = next_b;
+    edit.c = next_c;
+    params_.b = rbm.b().cast<S>();
+    params_.c = rbm.c().cast<S>();
+    params_.b_exact = rbm.b();
+    synced_revision_ = edit.commit();
   }
 
   void record_update(StepObservations& obs, const Rbm& rbm, double learning_rate) const {
@@ -424,10 +424,10 @@ void SmlTrainer::step(const RowsView& batch) {
 
 void SmlTrainer::undo_last_update() {
   if (!update_undoable_) return;
-  rbm_.W.swap(previous_W_);
-  rbm_.b = previous_b_;
-  rbm_.c = previous_c_;
-  ++rbm_.revision;
+  Rbm::Edit edit = rbm_.edit();  // a new revision when it ends
+  edit.W.swap(previous_W_);
+  edit.b = previous_b_;
+  edit.c = previous_c_;
   update_undoable_ = false;
 }
 

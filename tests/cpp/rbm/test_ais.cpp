@@ -18,7 +18,7 @@ using testing::random_rbm;
 // log Z of the same model with W = 0, the value AIS would return if it did no work.
 double log_z_without_weights(const Rbm& rbm) {
   Rbm zero = rbm;
-  zero.W.setZero();
+  zero.edit().W.setZero();
   return log_z_exact(zero);
 }
 
@@ -54,8 +54,9 @@ TEST(Ais, Random784x16WithBaseRates) {
   Rbm rbm = random_rbm(784, 16, 73, 0.15, 0.5);
   // A data-like base-rate model: most pixels off, as in binarised images.
   Rng rng(74);
-  rbm.base_rates.resize(784);
-  for (int k = 0; k < 784; ++k) rbm.base_rates[k] = 0.05 + 0.5 * rng.uniform();
+  VectorD base_rates(784);
+  for (int k = 0; k < 784; ++k) base_rates[k] = 0.05 + 0.5 * rng.uniform();
+  rbm.set_base_rates(base_rates);
   check_ais(rbm, 5000, 75, 20.0);
 }
 

@@ -35,7 +35,7 @@ double brute_force_log_z(const Rbm& rbm, double beta, Tempering mode) {
     const VectorD v = bits(sv, nv);
     for (std::int64_t sh = 0; sh < (std::int64_t{1} << nh); ++sh) {
       const VectorD h = bits(sh, nh);
-      acc.add(visible_beta * rbm.b.dot(v) + beta * (v.dot(rbm.W * h) + rbm.c.dot(h)));
+      acc.add(visible_beta * rbm.b().dot(v) + beta * (v.dot(rbm.W() * h) + rbm.c().dot(h)));
     }
   }
   return acc.value();
@@ -59,8 +59,8 @@ TEST(RbmExact, EnergyMatchesDefinition) {
   const VectorD h = bits(0b101, 3);
   double e = 0.0;
   for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 3; ++j) e -= v[i] * rbm.W(i, j) * h[j];
-  e -= rbm.b.dot(v) + rbm.c.dot(h);
+    for (int j = 0; j < 3; ++j) e -= v[i] * rbm.W()(i, j) * h[j];
+  e -= rbm.b().dot(v) + rbm.c().dot(h);
   EXPECT_DOUBLE_EQ(rbm.energy(v, h), e);
 }
 

@@ -85,18 +85,16 @@ std::int64_t add_hurting_unit(Rbm& rbm, const MatrixD& data, int rank, double ma
   const std::int64_t u = candidates.at(static_cast<std::size_t>(rank)).second;
   const VectorD pattern = bits(u, nv);
   MatrixD W(nv, nh + 1);
-  W.leftCols(nh) = rbm.W;
+  W.leftCols(nh) = rbm.W();
   VectorD c(nh + 1);
-  c.head(nh) = rbm.c;
+  c.head(nh) = rbm.c();
   double bias = std::log(mass / p[u]);
   for (int i = 0; i < nv; ++i) {
     W(i, nh) = pattern[i] > 0.5 ? 12.0 : -12.0;
     if (pattern[i] > 0.5) bias -= 12.0;
   }
   c[nh] = bias;
-  rbm.W = W;
-  rbm.c = c;
-  ++rbm.revision;
+  rbm.set_params(W, rbm.b(), c);
   return u;
 }
 
@@ -107,12 +105,12 @@ TEST(Removal, RemoveHiddenDropsColumnAndBias) {
   const Rbm before = rbm;
   rbm.remove_hidden(1);
   ASSERT_EQ(rbm.n_hidden(), 2);
-  EXPECT_EQ(rbm.W.col(0), before.W.col(0));
-  EXPECT_EQ(rbm.W.col(1), before.W.col(2));
-  EXPECT_EQ(rbm.c[0], before.c[0]);
-  EXPECT_EQ(rbm.c[1], before.c[2]);
-  EXPECT_EQ(rbm.b, before.b);
-  EXPECT_GT(rbm.revision, before.revision);
+  EXPECT_EQ(rbm.W().col(0), before.W().col(0));
+  EXPECT_EQ(rbm.W().col(1), before.W().col(2));
+  EXPECT_EQ(rbm.c()[0], before.c()[0]);
+  EXPECT_EQ(rbm.c()[1], before.c()[2]);
+  EXPECT_EQ(rbm.b(), before.b());
+  EXPECT_GT(rbm.revision(), before.revision());
   EXPECT_THROW(rbm.remove_hidden(2), Error);
   EXPECT_THROW(rbm.remove_hidden(-1), Error);
   rbm.remove_hidden(0);
@@ -127,7 +125,7 @@ TEST(Removal, RemoveHiddenDropsColumnAndBias) {
     double p_off = 0.0;
     for (Eigen::Index s = 0; s < p.size(); ++s) {
       const VectorD v = bits(s, 6);
-      p_off += p[s] / (1.0 + std::exp(model.c[k] + model.W.col(k).dot(v)));
+      p_off += p[s] / (1.0 + std::exp(model.c()[k] + model.W().col(k).dot(v)));
     }
     EXPECT_NEAR(log_z_exact(without), log_z_exact(model) + std::log(p_off), 1e-11);
   }
@@ -167,8 +165,8 @@ TEST(Removal, ExactCostIsTheChangeOfTheKlDivergence) {
   MatrixD four = MatrixD::Zero(2, 4);
   four(1, 2) = 1.0;
   Rbm none = single;  // the unit switched off for good: the same p(v) as no hidden layer
-  none.W.setZero();
-  none.c[0] = -800.0;
+  none.edit().W.setZero();
+  none.edit().c[0] = -800.0;
   EXPECT_NEAR(removal_costs_exact(single, four)[0],
               -none.mean_log_likelihood(four, log_z_exact(none)) +
                   single.mean_log_likelihood(four, log_z_exact(single)),
@@ -201,11 +199,12 @@ TEST(Removal, CostGradientsMatchFiniteDifferences) {
     };
     for (int i = 0; i < 5; ++i)
       for (int j = 0; j < 3; ++j)
-        EXPECT_NEAR(g.W(i, j), fd([&](Rbm& m, double d) { m.W(i, j) += d; }), 1e-7) << what << " W " << i << "," << j;
+        EXPECT_NEAR(g.W(i, j), fd([&](Rbm& m, double d) { m.edit().W(i, j) += d; }), 1e-7)
+            << what << " W " << i << "," << j;
     for (int i = 0; i < 5; ++i)
-      EXPECT_NEAR(g.b[i], fd([&](Rbm& m, double d) { m.b[i] += d; }), 1e-7) << what << " b " << i;
+      EXPECT_NEAR(g.b[i], fd([&](Rbm& m, double d) { m.edit().b[i] += d; }), 1e-7) << what << " b " << i;
     for (int j = 0; j < 3; ++j)
-      EXPECT_NEAR(g.c[j], fd([&](Rbm& m, double d) { m.c[j] += d; }), 1e-7) << what << " c " << j;
+      EXPECT_NEAR(g.c[j], fd([&](Rbm& m, double d) { m.edit().c[j] += d; }), 1e-7) << what << " c " << j;
   };
   check(
       kl_gradient_exact(rbm, data), [&](const Rbm& m) { return kl_divergence_exact(m, data); }, "dD");
@@ -224,11 +223,10 @@ TEST(Removal, RemovingAUnitOfNonPositiveCostNeverRaisesTheKl) {
     add_hurting_unit(rbm, data, 3, 0.05);
     {
       MatrixD W(9, rbm.n_hidden() + 1);
-      W << rbm.W, VectorD::Zero(9);
+      W << rbm.W(), VectorD::Zero(9);
       VectorD c(rbm.n_hidden() + 1);
-      c << rbm.c, -1.5;
-      rbm.W = W;
-      rbm.c = c;
+      c << rbm.c(), -1.5;
+      rbm.set_params(W, rbm.b(), c);
     }
     const double kl = kl_divergence_exact(rbm, data);
     const VectorD costs = removal_costs_exact(rbm, data);
@@ -263,10 +261,10 @@ TEST(Removal, SampledCostZScoresAreStandardNormal) {
     if (form == RemovalCostForm::kFirstOrder) {
       MatrixD all(p.size(), 6);
       for (Eigen::Index s = 0; s < p.size(); ++s) all.row(s) = bits(s, 6).transpose();
-      MatrixD a = all * rbm.W;
-      a.rowwise() += rbm.c.transpose();
-      MatrixD ad = population * rbm.W;
-      ad.rowwise() += rbm.c.transpose();
+      MatrixD a = all * rbm.W();
+      a.rowwise() += rbm.c().transpose();
+      MatrixD ad = population * rbm.W();
+      ad.rowwise() += rbm.c().transpose();
       for (int k = 0; k < 4; ++k)
         target[k] = softplus_array(ad.col(k).array()).mean() - p.dot(VectorD(a.col(k).array().logistic().matrix()));
       EXPECT_TRUE((target.array() >= exact.array() - 1e-12).all()) << "the first-order cost bounds C_k from above";
@@ -364,25 +362,25 @@ TEST(Removal, SampledGradientZScoresAreStandardNormal) {
 void heating_only_transition(const Rbm& rbm, MatrixD& v, const TemperedTransitionConfig& config, Rng& rng) {
   const int l = config.steps;
   const auto level = [&](int j) { return 1.0 - (1.0 - config.beta_min) * j / l; };
-  MatrixD a = v * rbm.W;
-  a.rowwise() += rbm.c.transpose();
+  MatrixD a = v * rbm.W();
+  a.rowwise() += rbm.c().transpose();
   MatrixD h = a.array().logistic().matrix();
   sample_bernoulli(h, rng);
   MatrixD x = v;
   VectorD log_ratio = VectorD::Zero(v.rows());
   const auto energy = [&](const MatrixD& vv, const MatrixD& hh, const MatrixD& aa) {
     VectorD e(vv.rows());
-    for (Eigen::Index n = 0; n < vv.rows(); ++n) e[n] = -(aa.row(n).dot(hh.row(n)) + vv.row(n).dot(rbm.b));
+    for (Eigen::Index n = 0; n < vv.rows(); ++n) e[n] = -(aa.row(n).dot(hh.row(n)) + vv.row(n).dot(rbm.b()));
     return e;
   };
   for (int j = 1; j <= l; ++j) {
     log_ratio += (level(j - 1) - level(j)) * energy(x, h, a);
-    MatrixD pv = h * rbm.W.transpose();
-    pv.rowwise() += rbm.b.transpose();
+    MatrixD pv = h * rbm.W().transpose();
+    pv.rowwise() += rbm.b().transpose();
     x = (level(j) * pv.array()).logistic().matrix();
     sample_bernoulli(x, rng);
-    a = x * rbm.W;
-    a.rowwise() += rbm.c.transpose();
+    a = x * rbm.W();
+    a.rowwise() += rbm.c().transpose();
     h = (level(j) * a.array()).logistic().matrix();
     sample_bernoulli(h, rng);
   }
@@ -519,8 +517,8 @@ TEST(Removal, TrackedLogZCrossesARemoval) {
     VectorD delta(10), variance(10);
     for (int i = 0; i < 10; ++i) {
       const MatrixD chains = trainer.trainer().chains(i);
-      MatrixD a = chains * rbm.W;
-      a.rowwise() += rbm.c.transpose();
+      MatrixD a = chains * rbm.W();
+      a.rowwise() += rbm.c().transpose();
       const LogMeanExp off = log_mean_exp(
           VectorD(-softplus_array((betas[static_cast<std::size_t>(i)] * a.col(k)).array()).matrix()));
       delta[i] = off.log_mean + 0.5 * off.variance;
@@ -555,8 +553,8 @@ TEST(Removal, TrainerMadeForTheOldSizeRefusesToStep) {
     EXPECT_NE(std::string(e.what()).find("3 hidden units, the trainer was made for 4"), std::string::npos) << e.what();
   }
   EXPECT_THROW(trainer.settled(10, 2), Error);
-  EXPECT_EQ(rbm.W, after_removal.W);
-  EXPECT_EQ(rbm.c, after_removal.c);
+  EXPECT_EQ(rbm.W(), after_removal.W());
+  EXPECT_EQ(rbm.c(), after_removal.c());
   TrackedTrainer fresh(rbm, config);
   fresh.step(data);
   EXPECT_EQ(rbm.n_hidden(), 3);
@@ -732,16 +730,14 @@ Rbm bars_and_stripes_with_two_weak_units() {
   Rng noise(12);
   const int nh = rbm.n_hidden();
   MatrixD W(9, nh + 2);
-  W.leftCols(nh) = rbm.W;
+  W.leftCols(nh) = rbm.W();
   VectorD c(nh + 2);
-  c.head(nh) = rbm.c;
+  c.head(nh) = rbm.c();
   for (int k = nh; k < nh + 2; ++k) {
     for (int i = 0; i < 9; ++i) W(i, k) = 0.3 * noise.normal();
     c[k] = -1.0;
   }
-  rbm.W = W;
-  rbm.c = c;
-  ++rbm.revision;
+  rbm.set_params(W, rbm.b(), c);
   return rbm;
 }
 
@@ -836,8 +832,8 @@ TEST(Pruner, WitnessesFromAisCarryLogZAcrossUpdatesAndRemovals) {
   // 200 checks of a well-calibrated error (10 groups: t with 9 degrees of freedom at each): |z| beyond 5 is rare.
   EXPECT_LT(std::abs(worst_z), 5.0);
   EXPECT_EQ(rbm.n_hidden(), twin.n_hidden());
-  EXPECT_EQ(rbm.W, twin.W);
-  EXPECT_EQ(rbm.c, twin.c);
+  EXPECT_EQ(rbm.W(), twin.W());
+  EXPECT_EQ(rbm.c(), twin.c());
 
   // Anchoring again is a check of the witnesses' value: the part of its squared difference that the two
   // variances do not explain ((d/z)²) is pooled per update into the witnesses' drift variance.
@@ -1038,9 +1034,9 @@ TEST(Pruner, SameSeedSameResult) {
     pruner.run(data, 50, 20);
     out.push_back(rbm);
   }
-  EXPECT_EQ(out[0].W, out[1].W);
-  EXPECT_EQ(out[0].c, out[1].c);
-  EXPECT_EQ(out[0].b, out[1].b);
+  EXPECT_EQ(out[0].W(), out[1].W());
+  EXPECT_EQ(out[0].c(), out[1].c());
+  EXPECT_EQ(out[0].b(), out[1].b());
 }
 
 }  // namespace

@@ -235,7 +235,7 @@ TEST(Sampling, FloatLogQTailWithinItsErrorBound) {
     for (double beta : {1.0, 0.6, 0.25, 0.01, 0.0}) {
       const VectorD got = sampler.log_q_block(block, beta);
       for (Eigen::Index n = 0; n < kChains; ++n) {
-        double expected = v.row(n).dot(rbm.b);
+        double expected = v.row(n).dot(rbm.b());
         for (Eigen::Index j = 0; j < kHidden; ++j) expected += softplus(beta * a(n, j));
         worst = std::max(worst, std::abs(got[n] - expected));
         EXPECT_NEAR(got[n], expected, bound) << "block " << block << " beta " << beta;
@@ -312,8 +312,8 @@ void run_own_log_q_after_update(double tolerance) {
     sampler.sweep(params, 1, rng);
     (void)sampler.own_log_q();                 // b·v computed for these chains
     for (int twice = 0; twice < 2; ++twice) {  // two updates before the next read: the changes accumulate
-      rbm.b.array() += 0.3 * (update + 1);
-      rbm.W.array() *= 0.9;
+      rbm.edit().b.array() += 0.3 * (update + 1);
+      rbm.edit().W.array() *= 0.9;
       params.sync(rbm);
       sampler.refresh(params);
     }
@@ -363,9 +363,9 @@ void run_low_rank_refresh(double tolerance) {
     }
     const double keep = update % 2 == 1 ? 0.97 : 1.0;
     const Vec<S> c_old = params.c;
-    rbm.W = keep * rbm.W + (U.transpose() * Z).template cast<double>();
-    rbm.c.array() += 0.1 * (update + 1);
-    rbm.b.array() -= 0.05;
+    rbm.edit().W = keep * rbm.W() + (U.transpose() * Z).template cast<double>();
+    rbm.edit().c.array() += 0.1 * (update + 1);
+    rbm.edit().b.array() -= 0.05;
     params.sync(rbm);
     low_rank.refresh_low_rank(params, c_old, static_cast<S>(keep), U, Z);
     full.refresh(params);
@@ -450,7 +450,7 @@ TEST(Sampling, SwapsSharedAmongThreadsMoveTheSameRows) {
 #ifdef _OPENMP
   constexpr int kVisible = 256, kHidden = 256;
   Rbm rbm = random_rbm(kVisible, kHidden, 71, 0.02, 0.1);
-  rbm.W = (rbm.W * 256.0).array().round().matrix() / 256.0;
+  rbm.edit().W = (rbm.W() * 256.0).array().round().matrix() / 256.0;
   const int saved = omp_get_max_threads();
   auto run = [&](int threads) {
     omp_set_num_threads(threads);
@@ -481,9 +481,9 @@ TEST(Sampling, AdaptiveLadderStaysValidAndImprovesRoundTrips) {
   // β = 1, where a linear ladder has too few rungs: the feedback-optimised ladder must move rungs there.
   const int nv = 20, nh = 10, M = 8;
   Rbm rbm(nv, nh);
-  rbm.W.setConstant(0.5);
-  rbm.b.setConstant(-0.5 * nh / 2);
-  rbm.c.setConstant(-0.5 * nv / 2);
+  rbm.edit().W.setConstant(0.5);
+  rbm.edit().b.setConstant(-0.5 * nh / 2);
+  rbm.edit().c.setConstant(-0.5 * nv / 2);
   ParamMirror<float> params;
   params.sync(rbm);
   // Round trips summed over independent runs: one run's count swings by ±13% (sd over 10 seeds, linear ladder),
@@ -741,14 +741,14 @@ TEST(Sampling, BridgeCacheFollowsSwapsAndRefreshes) {
   EXPECT_NE(own[0], fresh_own[kChains]);  // the exchange did move chains between rungs of different β
 
   const VectorD before = cache.own_log_q(stack);
-  rbm.b.array() += 0.25;
+  rbm.edit().b.array() += 0.25;
   params.sync(rbm);
   const ChainStack<double> stale{v, a, betas, Tempering::kFullEnergy, kChains, false};
   cache.parameters_refreshed(params.b_exact);
   EXPECT_EQ(cache.own_log_q(stale), before);
   // A second update before the next read, on the same chains: the two bias changes add up.
-  rbm.b.array() -= 0.1;
-  rbm.W *= 0.5;
+  rbm.edit().b.array() -= 0.1;
+  rbm.edit().W *= 0.5;
   params.sync(rbm);
   hidden_preactivations(v, params, v.rows(), a);
   cache.parameters_refreshed(params.b_exact);

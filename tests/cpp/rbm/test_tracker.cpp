@@ -329,8 +329,8 @@ TEST(Tracker, LeaveOneOutWeightsMatchTheirDefinition) {
       const MatrixD x = trainer.chains(0);  // the negative phase's chains, unchanged by the update
       const auto n_chains = static_cast<double>(x.rows());
       ASSERT_EQ(obs.update_log_weights_loo.size(), x.rows());
-      MatrixD sig = x * before.W;
-      sig.rowwise() += before.c.transpose();
+      MatrixD sig = x * before.W();
+      sig.rowwise() += before.c().transpose();
       sig = sig.array().logistic().matrix();
       const double scale = obs.learning_rate / n_chains;
       VectorD expected(x.rows()), hidden_terms(x.rows());
@@ -338,15 +338,16 @@ TEST(Tracker, LeaveOneOutWeightsMatchTheirDefinition) {
       for (Eigen::Index n = 0; n < x.rows(); ++n) {
         const MatrixD xn = x.row(n);
         Rbm loo = rbm;
-        loo.W += scale *
-                 (xn.transpose() * sig.row(n) - (x.transpose() * sig - xn.transpose() * sig.row(n)) / (n_chains - 1.0));
-        loo.b += scale * (xn.transpose() - (x.colwise().sum() - xn).transpose() / (n_chains - 1.0));
-        loo.c += scale * (sig.row(n).transpose() - (sig.colwise().sum() - sig.row(n)).transpose() / (n_chains - 1.0));
+        loo.edit().W += scale * (xn.transpose() * sig.row(n) -
+                                 (x.transpose() * sig - xn.transpose() * sig.row(n)) / (n_chains - 1.0));
+        loo.edit().b += scale * (xn.transpose() - (x.colwise().sum() - xn).transpose() / (n_chains - 1.0));
+        loo.edit().c += scale *
+                        (sig.row(n).transpose() - (sig.colwise().sum() - sig.row(n)).transpose() / (n_chains - 1.0));
         expected[n] = before.free_energy(xn)[0] - loo.free_energy(xn)[0];
-        MatrixD a_next = xn * rbm.W;
-        a_next.rowwise() += rbm.c.transpose();
-        MatrixD a_loo = xn * loo.W;
-        a_loo.rowwise() += loo.c.transpose();
+        MatrixD a_next = xn * rbm.W();
+        a_next.rowwise() += rbm.c().transpose();
+        MatrixD a_loo = xn * loo.W();
+        a_loo.rowwise() += loo.c().transpose();
         largest_move = std::max(largest_move, (a_loo - a_next).cwiseAbs().maxCoeff());
         // Each term's relative error: σ, e^δ − 1 (series), their product and log(1 + z) (series) each within ~4 float
         // ulps (2.4e-7), z's error amplified by the log's condition number (≤ 1.6 for |δ| ≤ 1): ≤ 1.2e-6; plus the
@@ -708,9 +709,9 @@ TEST(TrackerSettled, LeavesTrainingUnchanged) {
   };
   const auto [plain_model, plain_log_z] = run(false);
   const auto [settled_model, settled_log_z] = run(true);
-  EXPECT_EQ(plain_model.W, settled_model.W);
-  EXPECT_EQ(plain_model.b, settled_model.b);
-  EXPECT_EQ(plain_model.c, settled_model.c);
+  EXPECT_EQ(plain_model.W(), settled_model.W());
+  EXPECT_EQ(plain_model.b(), settled_model.b());
+  EXPECT_EQ(plain_model.c(), settled_model.c());
   EXPECT_EQ(plain_log_z, settled_log_z);
 }
 

@@ -42,8 +42,8 @@ MatrixD batch_of(const MatrixD& x, Rng& pick, int rows) {
 // The chains' modes: the most probable h of each β = 1 chain.
 Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic> modes_of(const TrackedTrainer& tracked) {
   const Rbm& rbm = tracked.rbm();
-  MatrixD a = tracked.trainer().chains(0) * rbm.W;
-  a.rowwise() += rbm.c.transpose();
+  MatrixD a = tracked.trainer().chains(0) * rbm.W();
+  a.rowwise() += rbm.c().transpose();
   return a.array() > 0.0;
 }
 
@@ -106,7 +106,7 @@ TEST(TrackingHealth, FlagsALadderThatCannotSwap) {
   const MatrixD x = default_train().x.topRows(1000);
   Rbm rbm = model_from(x, 12);
   Rng weights(9);
-  for (Eigen::Index i = 0; i < rbm.W.size(); ++i) rbm.W.data()[i] = 0.3 * weights.normal();
+  for (Eigen::Index i = 0; i < rbm.W().size(); ++i) rbm.edit().W.data()[i] = 0.3 * weights.normal();
   TrackedTrainer tracked(rbm, pt_config(2, 1e-4, 1));
   Rng pick(6);
   for (int t = 1; t <= 2 * TrackingHealth::kWindow; ++t) tracked.step(batch_of(x, pick, 10));
@@ -155,30 +155,29 @@ TEST(TrainingSession, InitialisesAnUntouchedModelFromTheData) {
   {
     RbmTrainingSession session(fresh, config);
     session.train(x, 10, 1);
-    EXPECT_NEAR((fresh.b - reference.b).cwiseAbs().maxCoeff(), 0.0, 1e-9);  // all the data's log-odds
-    EXPECT_NEAR((fresh.W - reference.W).cwiseAbs().maxCoeff(), 0.0, 1e-9);
+    EXPECT_NEAR((fresh.b() - reference.b()).cwiseAbs().maxCoeff(), 0.0, 1e-9);  // all the data's log-odds
+    EXPECT_NEAR((fresh.W() - reference.W()).cwiseAbs().maxCoeff(), 0.0, 1e-9);
     // Once: a model zeroed by hand after training has started is the user's choice, and stays.
-    fresh.W.setZero();
-    fresh.b.setZero();
-    ++fresh.revision;
+    fresh.edit().W.setZero();
+    fresh.edit().b.setZero();
     session.train(x, 10, 1);
-    EXPECT_NEAR(fresh.b.cwiseAbs().maxCoeff(), 0.0, 1e-9);
+    EXPECT_NEAR(fresh.b().cwiseAbs().maxCoeff(), 0.0, 1e-9);
   }
   Rbm edited(16, 6);
-  edited.c[0] = 0.5;
+  edited.edit().c[0] = 0.5;
   const Rbm edited_before = edited;
   {
     RbmTrainingSession session(edited, config);
     session.train(x, 10, 1);
-    EXPECT_NEAR((edited.b - edited_before.b).cwiseAbs().maxCoeff(), 0.0, 1e-9);
+    EXPECT_NEAR((edited.b() - edited_before.b()).cwiseAbs().maxCoeff(), 0.0, 1e-9);
   }
   Rbm off(16, 6);
   config.init_from_data = false;
   {
     RbmTrainingSession session(off, config);
     session.train(x, 10, 1);
-    EXPECT_NEAR(off.b.cwiseAbs().maxCoeff(), 0.0, 1e-9);
-    EXPECT_NEAR(off.W.cwiseAbs().maxCoeff(), 0.0, 1e-9);
+    EXPECT_NEAR(off.b().cwiseAbs().maxCoeff(), 0.0, 1e-9);
+    EXPECT_NEAR(off.W().cwiseAbs().maxCoeff(), 0.0, 1e-9);
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "zeta/base/model_file.hpp"
 #include "zeta/base/numerics.hpp"
@@ -20,17 +21,48 @@ class Rbm {
   Rbm() = default;
   Rbm(int n_visible, int n_hidden);
 
-  int n_visible() const { return static_cast<int>(b.size()); }
-  int n_hidden() const { return static_cast<int>(c.size()); }
+  int n_visible() const { return static_cast<int>(b_.size()); }
+  int n_hidden() const { return static_cast<int>(c_.size()); }
 
-  MatrixD W;  // n_visible × n_hidden
-  VectorD b;  // visible biases
-  VectorD c;  // hidden biases
+  const MatrixD& W() const { return W_; }  // n_visible × n_hidden
+  const VectorD& b() const { return b_; }  // visible biases
+  const VectorD& c() const { return c_; }  // hidden biases
+  // Identifies the values of W, b and c: every change of them (set_params, an edit, remove_hidden, init_*) gives
+  // the model a revision no model in the process had before, and a copy keeps its original's. A trainer or
+  // pruner borrowing the model compares it with the revision it last saw, so a change made anywhere else makes
+  // it resync its chains and restart its log Z tracker at its next step.
+  std::uint64_t revision() const { return revision_; }
+
+  // Replaces W, b and c (n_visible × n_hidden, n_visible and n_hidden entries; the sizes may change). Checked by
+  // validate(), not here.
+  void set_params(MatrixD W, VectorD b, VectorD c);
+
+  // W, b and c writable in place, for changes that touch parts of them. The model takes a new revision when the
+  // edit ends (commit(), or the end of the edit's life), so whoever borrows the model sees every write made
+  // before then; a write through the references after that goes unseen. `rbm.edit().W(0, 0) = 1.0;` sets one
+  // weight.
+  class Edit {
+   public:
+    MatrixD& W;
+    VectorD& b;
+    VectorD& c;
+    Edit(const Edit&) = delete;
+    Edit& operator=(const Edit&) = delete;
+    ~Edit() { commit(); }
+    // Ends the edit (once; later calls do nothing) and returns the model's revision.
+    std::uint64_t commit();
+
+   private:
+    friend class Rbm;
+    explicit Edit(Rbm& rbm) : W(rbm.W_), b(rbm.b_), c(rbm.c_), rbm_(rbm) {}
+    Rbm& rbm_;
+    bool open_ = true;
+  };
+  Edit edit() { return Edit(*this); }
+
   // Visible marginals of the training data, kept for AIS's base-rate model; empty until set from data.
-  VectorD base_rates;
-  // Bumped by every change of W, b or c made through zeta (trainer updates, parameter setters), so that a
-  // trainer can tell its cached chain statistics went stale because somebody else changed the model.
-  std::uint64_t revision = 0;
+  const VectorD& base_rates() const { return base_rates_; }
+  void set_base_rates(VectorD base_rates) { base_rates_ = std::move(base_rates); }
 
   // Hinton's practical guide: W ~ N(0, weight_sd²), c = 0, b_k = log(p_k/(1−p_k)) with p_k the data mean
   // clamped to [eps, 1−eps]. Also stores the (clamped) marginals as base_rates.
@@ -60,6 +92,15 @@ class Rbm {
 
   // Checks W, b and c are finite and shaped consistently; throws Error otherwise.
   void validate() const;
+
+ private:
+  void changed();  // a new revision
+
+  MatrixD W_;
+  VectorD b_;
+  VectorD c_;
+  VectorD base_rates_;
+  std::uint64_t revision_ = 0;
 };
 
 // Visible base rates p_k of a binary data set, clamped to [eps, 1−eps].
