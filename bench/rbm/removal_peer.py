@@ -6,7 +6,7 @@
     /usr/bin/python3 bench/rbm/removal_peer.py --check      # the peers' statistics against exact enumeration
 
 The authors' code (github.com/snsiorssb/RBM) cannot be fetched here, so the peers are the step a Python user would
-write from the paper: the same algorithm and statistics as zeta's (core/rbm/src/removal.cpp), the criterion
+write from the paper: the same algorithm and statistics as zeta's (core/rbm/src/pruner_engine.cpp), the criterion
 disabled as in zeta's `speed` (every step a full update):
     k Gibbs sweeps of the N persistent chains                      H ~ σ(A), V ~ σ(H Wᵀ + b), A = V W + c
     the batch's pre-activations                                    X W + c

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the fuzz seed corpus: small valid RBM, EBP, softmax and chains files (the formats of core/rbm/src/model.cpp,
-core/ebp/src/ebp.cpp, core/softmax/src/classifier.cpp and the chains files of core/rbm/src/model.cpp) and broken
+core/ebp/src/ebp.cpp, core/softmax/src/classifier_file.cpp and the chains files of core/rbm/src/model.cpp) and broken
 variants. The DARN seeds (darn_*,
 payload_darn_*: small models, fresh and after a few updates, written by zeta::serialize_darn) are not written here:
 their format carries the trainer's state, which only the library produces."""
