@@ -19,5 +19,10 @@ macro(zeta_global_optimisation)
   if(EMSCRIPTEN)
     add_compile_options(-msimd128 -O3 -fexceptions)
     add_link_options(-fexceptions)
+    # WebAssembly gives Eigen no cache sizes to detect, so it takes its defaults: these are the sizes zeta pins
+    # natively (kGemmL*Bytes, core/base/include/zeta/base/numerics.hpp), the same blocking with nothing set at run
+    # time.
+    add_compile_definitions(EIGEN_DEFAULT_L1_CACHE_SIZE=49152 EIGEN_DEFAULT_L2_CACHE_SIZE=1048576
+                            EIGEN_DEFAULT_L3_CACHE_SIZE=402653184)
   endif()
 endmacro()

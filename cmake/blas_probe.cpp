@@ -46,7 +46,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  (void)zeta::kGemmBlockingPinned;  // Eigen's blocking as the core pins it
+  zeta::pin_product_blocking();  // Eigen's blocking as zeta's programs pin it
   std::vector<Operands> operands;
   for (const Shape& s : kShapes) {
     Operands o{Matrix::Random(s.a_rows, s.a_cols), Matrix::Random(s.b_rows, s.b_cols), Matrix()};

@@ -101,7 +101,8 @@ TEST(Training, LearningRateSchedule) {
 }
 
 // Eigen would otherwise take its product blocking, and so the order of float sums, from the running CPU's caches:
-// a seed would give different chains on another machine. Any program using zeta runs with the pinned sizes.
+// a seed would give different chains on another machine. zeta's programs (this test, as the zeta tool and
+// libzeta.so) run with the pinned sizes (zeta_pinned_blocking).
 TEST(Training, ProductBlockingIsPinnedNotDetected) {
   EXPECT_EQ(Eigen::l1CacheSize(), zeta::kGemmL1Bytes);
   EXPECT_EQ(Eigen::l2CacheSize(), zeta::kGemmL2Bytes);

@@ -23,16 +23,20 @@ using MatrixF = Mat<float>;
 using VectorF = Vec<float>;
 
 // Eigen picks its matrix-product blocking from the cache sizes it detects on the running CPU, and the blocking
-// fixes the order of floating-point sums: the same seed then gave different chains on machines with different
-// caches (a flipped Bernoulli draw sends a run elsewhere). Pinning the sizes makes the blocking, and so the
-// numbers, the same on every machine with the same instruction set. The values are what Eigen detects on the
-// machines CI runs on (L1d 48 KiB, L2 1 MiB, L3 as cpuid reports it there), so speed there is unchanged.
+// fixes the order of floating-point sums (its depth follows the L1 size): the same seed would give different
+// chains on machines with different caches (a flipped Bernoulli draw sends a run elsewhere). With the sizes pinned,
+// the blocking, and so the numbers, are the same on every machine with the same instruction set. The values are
+// what Eigen detects on the machines CI runs on (L1d 48 KiB, L2 1 MiB, L3 as cpuid reports it there).
 inline constexpr std::ptrdiff_t kGemmL1Bytes = 48 * 1024;
 inline constexpr std::ptrdiff_t kGemmL2Bytes = 1024 * 1024;
 inline constexpr std::ptrdiff_t kGemmL3Bytes = 384 * 1024 * 1024;
-// Initialised once per program (or per loaded libzeta) before any zeta code runs: every model header includes
-// this one.
-inline const bool kGemmBlockingPinned = (Eigen::setCpuCacheSizes(kGemmL1Bytes, kGemmL2Bytes, kGemmL3Bytes), true);
+// Sets Eigen's cache sizes to the pinned ones. They are one setting for a whole program: every Eigen product in it
+// then takes that blocking, its own included. So the core never calls this itself; zeta's own programs do, at
+// start-up (the object library zeta_pinned_blocking: libzeta.so, whose copy of Eigen is its own, the zeta tool, the
+// tests and the benchmarks; the WebAssembly module has the sizes as Eigen's defaults instead). A C++ program
+// linking the core calls it for the numbers libzeta.so gives, or leaves Eigen as it finds it (zeta's numbers then
+// depend on this machine's L1 size, as a BLAS backend's depend on its CPU model).
+inline void pin_product_blocking() { Eigen::setCpuCacheSizes(kGemmL1Bytes, kGemmL2Bytes, kGemmL3Bytes); }
 
 // log(1 + e^x) without overflow or cancellation.
 inline double softplus(double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::abs(x))); }
