@@ -1,3 +1,5 @@
+// The data sets of data.hpp: Fashion-MNIST's IDX files (gzip or raw), binarisation, Bars-and-Stripes, and the
+// embedded default set and its train/test split.
 #include "zeta/base/data.hpp"
 
 #ifdef ZETA_HAVE_ZLIB

@@ -1,3 +1,4 @@
+// Epoch training in mini-batches (epochs.hpp): the number of batches and the row order of each epoch.
 #include "zeta/base/epochs.hpp"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The samplers' inner-loop kernels (detail/kernels.hpp): blocks of Bernoulli draws from per-chunk counter-seeded
+// xoshiro generators, softplus sums of pre-activations, and float sums and dots accumulated in double.
 #include "zeta/base/detail/kernels.hpp"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The model-file container (model_file.hpp): the byte writer and reader, CRC-32, wrapping a payload with its
+// header and checks, and atomic writes of a whole file.
 #include "zeta/base/model_file.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// Compressed sparse row matrices (sparse.hpp): their checks, row slices and products with dense matrices.
 #include "zeta/base/sparse.hpp"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The normal distribution's special functions (special.hpp): erfcx, the ratio of pdf to cdf and log Φ, each
+// accurate over the whole real line.
 #include "zeta/base/special.hpp"
 
 #include <cmath>

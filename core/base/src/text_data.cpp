@@ -1,3 +1,5 @@
+// The text readers (text_data.hpp): svmlight/libsvm files into CSR rows and CSV files into dense rows, with
+// errors that name the file, line and token.
 #include "zeta/base/text_data.hpp"
 
 #include <cerrno>

@@ -1,3 +1,6 @@
+// The DARN model (model.hpp): its structure and parameter blocks, log p(x, h) and log q(h | x), exact likelihoods
+// by enumerating the hidden configurations, importance-sampled ones, and ancestral sampling. The batch arithmetic
+// is in network_math.hpp and layer_math.hpp.
 #include "zeta/darn/model.hpp"
 
 #include <algorithm>

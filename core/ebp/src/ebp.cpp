@@ -1,3 +1,6 @@
+// Expectation backpropagation (ebp.hpp): the mean-field forward pass (eqs. 4.1-4.2), the backward pass of the
+// output likelihood's derivatives (eqs. 4.3-4.4), the updates of the weights' posterior, and scoring with the
+// mean field or the net of the weights' signs.
 #include "zeta/ebp/ebp.hpp"
 
 #include <algorithm>

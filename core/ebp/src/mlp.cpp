@@ -1,3 +1,5 @@
+// The backpropagation baseline (mlp.hpp): the forward and backward passes, the SGD step, scores, decisions,
+// losses and the gradients that tests compare with finite differences.
 #include "zeta/ebp/mlp.hpp"
 
 #include <cmath>

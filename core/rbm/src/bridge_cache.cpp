@@ -1,3 +1,5 @@
+// The bridge cache (detail/bridge_cache.hpp): each chain's tempered log-probabilities, computed once per
+// parameter change and reused by the swaps and the tracker's bridges.
 #include "zeta/rbm/detail/bridge_cache.hpp"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// Data-driven moves for tempered chains (detail/data_moves.hpp): the pool of data rows' hidden probabilities,
+// the proposal's density, and the independence Metropolis-Hastings move with its acceptance rates.
 #include "zeta/rbm/detail/data_moves.hpp"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// Estimators of an RBM's log Z (estimators.hpp): exact enumeration over the hidden or the visible layer (Gray-code
+// order, vectorised softplus sums), the exact visible distribution and draws from it, and annealed importance
+// sampling.
 #include "zeta/rbm/estimators.hpp"
 
 #include <algorithm>

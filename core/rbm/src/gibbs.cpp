@@ -1,3 +1,5 @@
+// Block Gibbs half-steps of a stack of tempered RBMs (detail/gibbs.hpp): the parameters' float mirror, the
+// pre-activations, hidden and visible draws per rung, and the chains' tempered log-probabilities.
 #include "zeta/rbm/detail/gibbs.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Plain block Gibbs samples of a trained RBM (gibbs_samples.hpp): from fresh chains or from given rows.
 #include "zeta/rbm/gibbs_samples.hpp"
 
 #include <string>

@@ -1,3 +1,5 @@
+// Temperature ladders (ladder.hpp): linear and geometric ones, their checks, and the adaptive ladder that moves
+// its temperatures to even out the flow of chains between rungs.
 #include "zeta/rbm/ladder.hpp"
 
 #include <algorithm>

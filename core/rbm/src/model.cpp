@@ -1,3 +1,5 @@
+// The binary RBM (model.hpp): its parameters and revisions, initialisation, energies, free energies and tempered
+// log-probabilities, conditionals, hidden-unit removal, checks, and its model and chains files.
 #include "zeta/rbm/model.hpp"
 
 #include <algorithm>

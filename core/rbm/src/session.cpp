@@ -1,3 +1,5 @@
+// The RBM training session (session.hpp): initialising an untouched model from its data, steps that undo a
+// diverged update, and training over a data set in wrapped mini-batches.
 #include "zeta/rbm/session.hpp"
 
 #include <algorithm>

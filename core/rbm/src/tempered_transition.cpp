@@ -1,3 +1,5 @@
+// Neal's tempered transitions (tempered_transition.hpp): the heating and cooling passes of Gibbs sweeps and their
+// acceptance test.
 #include "zeta/rbm/tempered_transition.hpp"
 
 #include <cmath>

@@ -1,3 +1,5 @@
+// Parallel tempering (tempering.hpp): the tempered sampler's chains, its sweeps of Gibbs half-steps and swap
+// rounds, parameter refreshes (low-rank where they pay), and the ladder's adaptation.
 #include "zeta/rbm/tempering.hpp"
 
 #include <algorithm>

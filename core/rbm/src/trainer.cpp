@@ -1,3 +1,6 @@
+// The SML trainer (trainer.hpp): the engine in float or double that makes each update (positive and negative
+// phases, the gradient, the momentum step into the second W buffer), the undo of the last update, the learning
+// rate schedule, and access to the chains.
 #include "zeta/rbm/trainer.hpp"
 
 #include <algorithm>

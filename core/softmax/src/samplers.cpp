@@ -1,3 +1,5 @@
+// The negative-class samplers (samplers.hpp): Walker's alias table (Vose's construction) and the sorted Bernoulli
+// sampler with its solve for the exponent that gives an expected count.
 #include "zeta/softmax/samplers.hpp"
 
 #include <algorithm>
