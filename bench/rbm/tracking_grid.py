@@ -23,7 +23,7 @@ Subsets and variants, each a flag (the cells keep their place in the fixed order
 that pass the filters):
   --default-rate        only the cells at the library's default rate (eps 1e-3, constant)
   --inits data          only the cells of one start (zero, data; comma-separated)
-  --data-pool-rows N    the data moves' pool (TrainerConfig::data_pool_rows; default the library's, 1000)
+  --data-pool-rows N    the data moves' pool (RbmTrainerConfig::data_pool_rows; default the library's, 1000)
   --threads N           OpenMP threads per run (default 1; the thread count changes the run's rounding)
   --ladder adaptive     adaptive tempering instead of the linear ladder (the cell's name then ends in |adaptive)
   --family hidden-case  instead of the grid, 12 cells around a case that went 7.6 sd off unwarned (784x16, two
@@ -92,8 +92,8 @@ MIN_COLD_MODE_CHANGES = 0.2
 MIN_ESS_FRACTION = 0.3
 WARNING_CELLS = 62
 
-DEFAULT_RATE = 1e-3   # TrainerConfig::learning_rate, lr_decay 0
-DEFAULT_POOL = 1000   # TrainerConfig::data_pool_rows
+DEFAULT_RATE = 1e-3   # RbmTrainerConfig::learning_rate, lr_decay 0
+DEFAULT_POOL = 1000   # RbmTrainerConfig::data_pool_rows
 
 
 def grid():
@@ -614,7 +614,7 @@ def main():
                    help="--dask: the LocalCluster's single-threaded workers (default: one per core)")
     p.add_argument("--threads", type=int, default=1, help="OpenMP threads per run (OMP_NUM_THREADS)")
     p.add_argument("--data-pool-rows", type=int, default=0,
-                   help="the data moves' pool (TrainerConfig::data_pool_rows); 0: the library's default")
+                   help="the data moves' pool (RbmTrainerConfig::data_pool_rows); 0: the library's default")
     p.add_argument("--default-rate", action="store_true",
                    help="only the cells at the library's default rate (eps 1e-3, constant)")
     p.add_argument("--inits", default="", help="only the cells of these starts (comma-separated: zero, data)")
