@@ -3,8 +3,8 @@
 // the early stopping that reads its likelihoods. The filter itself is in tracker.cpp.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
