@@ -88,10 +88,18 @@ ZETA_API const char *zeta_last_error(void);
 ZETA_API const char *zeta_status_name(int32_t status);
 /* What a seed's numbers depend on besides the thread count, as lines of text: "zeta MAJOR.MINOR.PATCH", the backend
  * of the large products ("products: openblas (kernels: SkylakeX)"), the vector extensions the build was compiled for
- * ("SIMD: avx512f ..."), "threads: OpenMP" (or "threads: one (built without OpenMP)"), and a "warning: ..." line
- * when the BLAS runs narrower kernels than this CPU has. The same text as `zeta --version`. Static string; never
- * fails; thread-safe. */
+ * ("SIMD: avx512f ..."), "threads: OpenMP" (or "threads: one (built without OpenMP)"), a "warning: ..." line when
+ * the BLAS runs narrower kernels than this CPU has, and "CPU path: " with zeta_cpu_path(). The same text as
+ * `zeta --version`. Static string; never fails; thread-safe. */
 ZETA_API const char *zeta_build_info(void);
+/* The CPU path this library runs, which the same seed's bits depend on. A portable build (-DZETA_PORTABLE=ON)
+ * holds the library once per path and chooses the widest this CPU supports when it loads: "x86-64-v4 (AVX-512)",
+ * "x86-64-v3 (AVX2, FMA)" or "x86-64 (SSE2)"; the environment variable ZETA_CPU=x86-64-v3 (or x86-64) forces a
+ * lower one, and forcing one this CPU lacks makes every call fail with ZETA_ERR_UNSUPPORTED. Any other build
+ * names what it was compiled for ("x86-64-v4 (AVX-512), built with -march=native", "wasm32 (SIMD128)"); a build
+ * made with -march=x86-64-v3 gives the bits of the portable build's x86-64-v3 path. Static string; never fails;
+ * thread-safe; O(1). */
+ZETA_API const char *zeta_cpu_path(void);
 /* Threads of the parallel work (products, sampling, enumeration) that zeta calls made from the calling thread start:
  * n >= 1 threads, or 0 for the default (OMP_NUM_THREADS, else the number of cores). Other threads keep their own
  * setting, so workers of a pool can each give zeta their share. The thread count is part of what a seed's numbers

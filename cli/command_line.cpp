@@ -5,6 +5,7 @@
 #include <exception>
 #include <string>
 
+#include "cpu_path.h"
 #include "zeta/base/build_info.hpp"
 #include "zeta/base/error.hpp"
 
@@ -24,8 +25,9 @@ CommandLine::CommandLine()
   app_.add_flag("-q,--quiet", global_.quiet, "no progress display");
   app_.fallthrough();  // global flags may follow the subcommand
   // What a seed's numbers depend on besides the thread count: the version, the products' backend (chosen when
-  // zeta was built, cmake/ZetaBlas.cmake) and the instruction set.
-  app_.set_version_flag("--version", [] { return zeta::build_info(ZETA_CLI_VERSION); });
+  // zeta was built, cmake/ZetaBlas.cmake), the instruction set and the CPU path (zeta_build_info's text).
+  app_.set_version_flag("--version",
+                        [] { return zeta::build_info(ZETA_CLI_VERSION) + "\nCPU path: " + ZETA_CPU_PATH; });
 }
 
 CLI::App* CommandLine::add_command(const std::string& name, const std::string& description, Action action) {

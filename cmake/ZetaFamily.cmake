@@ -23,6 +23,10 @@ function(zeta_add_family name)
     target_link_libraries(zeta_${name} PUBLIC zeta_${dep})
   endforeach()
   zeta_warnings(zeta_${name})
+  # A portable build's flavours of the family (cmake/ZetaPortable.cmake), made when core/ is done with it.
+  if(ZETA_PORTABLE)
+    cmake_language(EVAL CODE "cmake_language(DEFER CALL zeta_flavour_copies zeta_${name})")  # name expanded now
+  endif()
   set_property(GLOBAL APPEND PROPERTY ZETA_FAMILIES ${name})
   set_property(GLOBAL PROPERTY ZETA_FAMILY_DEPENDS_${name} "${deps}")
 endfunction()

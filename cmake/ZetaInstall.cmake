@@ -1,7 +1,7 @@
-# What `cmake --install` puts under the prefix: the C API (libzeta.so with its SONAME links, zeta.h), the zeta
-# command-line tool, a CMake package (find_package(zeta) gives the imported target zeta::zeta), a pkg-config file
-# and the licences. The static core libraries are not installed: libzeta.so carries them, and the C API is the
-# only interface whose compatibility is kept.
+# What `cmake --install` puts under the prefix: the C API (libzeta.so with its SONAME links, zeta.h; in a portable
+# build also its flavours), the zeta command-line tool, a CMake package (find_package(zeta) gives the imported
+# target zeta::zeta), a pkg-config file and the licences. The static core libraries are not installed: libzeta.so
+# carries them, and the C API is the only interface whose compatibility is kept.
 include(CMakePackageConfigHelpers)
 
 set(ZETA_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/zeta)
@@ -9,7 +9,7 @@ set(ZETA_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/zeta)
 # Debian keeps each threading build of a BLAS in its own directory and points libopenblas.so.0 at one of them by
 # update-alternatives; the run path pins the OpenMP build zeta was linked with (cmake/ZetaBlas.cmake).
 if(ZETA_BLAS_LIBRARY_DIR)
-  foreach(target zeta zeta_cli)
+  foreach(target zeta zeta_cli ${ZETA_CAPI_FLAVOURS} ${ZETA_CLI_FLAVOURS})
     if(TARGET ${target})
       set_property(TARGET ${target} APPEND PROPERTY INSTALL_RPATH "${ZETA_BLAS_LIBRARY_DIR}")
     endif()
@@ -24,6 +24,15 @@ install(FILES ${PROJECT_SOURCE_DIR}/capi/zeta.h DESTINATION ${CMAKE_INSTALL_INCL
 
 if(TARGET zeta_cli)
   install(TARGETS zeta_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+
+# A portable build's flavours (cmake/ZetaPortable.cmake): the libraries beside libzeta.so, which loads one of them
+# from its own directory; the tools where the zeta launcher looks for them.
+if(ZETA_PORTABLE)
+  install(TARGETS ${ZETA_CAPI_FLAVOURS} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  if(TARGET zeta_cli)
+    install(TARGETS ${ZETA_CLI_FLAVOURS} RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/zeta)
+  endif()
 endif()
 
 install(EXPORT zetaTargets NAMESPACE zeta:: DESTINATION ${ZETA_INSTALL_CMAKEDIR})

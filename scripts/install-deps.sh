@@ -11,8 +11,8 @@ packages=(
   # comparison of GEMM speeds
   libopenblas-openmp-dev libblis-openmp-dev
   # C API: sanitizers, Valgrind, libFuzzer (clang's runtime); LLVM's OpenMP runtime with its Archer tool, which
-  # the ThreadSanitizer run needs (tests/c/run_tsan.sh)
-  clang-14 libclang-rt-14-dev valgrind libomp-14-dev
+  # the ThreadSanitizer run needs (tests/c/run_tsan.sh); QEMU's user-mode CPUs for the portable build's test
+  clang-14 libclang-rt-14-dev valgrind libomp-14-dev qemu-user
   # Source formatting (the format_check test pins clang-format 14)
   clang-format-14
   # Data and the experiments' peers and plots

@@ -1,6 +1,7 @@
 # Builds zeta.jar (run with cmake -P from java/CMakeLists.txt): compiles every .java file of SOURCE_DIRS
 # (SWIG's output is only known at build time, hence the glob here), then packs the classes and the native
-# LIBRARIES, renamed to LIBRARY_NAMES, under zeta/native/PLATFORM/ with libraries.txt giving the load order. The
+# LIBRARIES, renamed to LIBRARY_NAMES, under zeta/native/PLATFORM/ with libraries.txt giving the load order (and
+# beside.txt the files of BESIDE, which are not loaded). The
 # manifest's Implementation-Version is VERSION, the project's (capi/zeta.h's).
 file(REMOVE_RECURSE ${CLASSES})
 file(MAKE_DIRECTORY ${CLASSES})
@@ -24,6 +25,16 @@ foreach(library name IN ZIP_LISTS LIBRARIES LIBRARY_NAMES)
   string(APPEND index "${name}\n")
 endforeach()
 file(WRITE ${native}/libraries.txt "${index}")
+# BESIDE: files extracted beside those without being loaded (a portable libzeta's flavours, which it loads itself).
+set(beside_index "")
+foreach(file IN LISTS BESIDE)
+  get_filename_component(name ${file} NAME)
+  file(COPY_FILE ${file} ${native}/${name})
+  string(APPEND beside_index "${name}\n")
+endforeach()
+if(beside_index)
+  file(WRITE ${native}/beside.txt "${beside_index}")
+endif()
 
 set(manifest ${CLASSES}.manifest)
 file(WRITE ${manifest} "Implementation-Title: zeta\nImplementation-Version: ${VERSION}\n")

@@ -6,6 +6,8 @@
 #endif
 
 #include "abi.hpp"
+#include "cpu_path.h"
+#include "status_name.h"
 #include "zeta/base/build_info.hpp"
 
 using namespace zeta::capi;
@@ -25,13 +27,15 @@ ZETA_API int32_t zeta_abi_version(void) { return ZETA_ABI_VERSION; }
 ZETA_API const char* zeta_build_info(void) {
   static const std::string text = [] {
     try {
-      return zeta::build_info(zeta_version());
+      return zeta::build_info(zeta_version()) + "\nCPU path: " + ZETA_CPU_PATH;
     } catch (...) {
       return std::string("zeta ") + zeta_version();
     }
   }();
   return text.c_str();
 }
+
+ZETA_API const char* zeta_cpu_path(void) { return ZETA_CPU_PATH; }
 
 ZETA_API zeta_status zeta_set_num_threads(int32_t n) {
   return guard(__func__, [&] {
@@ -57,19 +61,6 @@ ZETA_API zeta_status zeta_get_num_threads(int32_t* n) {
 
 ZETA_API const char* zeta_last_error(void) { return zeta::capi::last_error(); }
 
-ZETA_API const char* zeta_status_name(int32_t status) {
-  switch (status) {
-    case ZETA_OK: return "ZETA_OK";
-    case ZETA_ERR_ARGUMENT: return "ZETA_ERR_ARGUMENT";
-    case ZETA_ERR_MEMORY: return "ZETA_ERR_MEMORY";
-    case ZETA_ERR_IO: return "ZETA_ERR_IO";
-    case ZETA_ERR_FORMAT: return "ZETA_ERR_FORMAT";
-    case ZETA_ERR_NUMERIC: return "ZETA_ERR_NUMERIC";
-    case ZETA_ERR_CANCELLED: return "ZETA_ERR_CANCELLED";
-    case ZETA_ERR_UNSUPPORTED: return "ZETA_ERR_UNSUPPORTED";
-    case ZETA_ERR_INTERNAL: return "ZETA_ERR_INTERNAL";
-    default: return "ZETA_UNKNOWN_STATUS";
-  }
-}
+ZETA_API const char* zeta_status_name(int32_t status) { return zeta_status_text(status); }
 
 }  // extern "C"

@@ -995,6 +995,14 @@ static void test_build_info_and_threads(void) {
   snprintf(prefix, sizeof prefix, "zeta %s\n", zeta_version());
   CHECK(info != NULL && strncmp(info, prefix, strlen(prefix)) == 0);
   CHECK(strstr(info, "\nproducts: ") != NULL && strstr(info, "\nSIMD: ") != NULL);
+  /* The CPU path, also the build information's last line; in a portable build ZETA_CPU forces it. */
+  const char *path = zeta_cpu_path();
+  char line[256];
+  snprintf(line, sizeof line, "\nCPU path: %s", path);
+  CHECK(path != NULL && path[0] != '\0' && strstr(info, line) != NULL);
+  const char *forced = getenv("ZETA_CPU");
+  if (forced != NULL && forced[0] != '\0')
+    CHECK(strncmp(path, forced, strlen(forced)) == 0 && path[strlen(forced)] == ' ');
   EXPECT_OK(zeta_get_num_threads(&initial));
   CHECK(initial >= 1);
   EXPECT_OK(zeta_set_num_threads(1));

@@ -19,8 +19,10 @@ import java.util.Locale;
  * <ol>
  * <li>the directory named by the system property zeta.library.dir, if set;</li>
  * <li>the jar: /zeta/native/OS-ARCH/libraries.txt lists the libraries in load order (libzeta first, by
- *     absolute path, so the wrapper's dependency on it is already met); they are extracted to a temporary
- *     directory, loaded, and deleted at once (a loaded library stays mapped);</li>
+ *     absolute path, so the wrapper's dependency on it is already met), and beside.txt, if present, files that
+ *     must sit beside them without being loaded (the flavours a portable libzeta chooses from when it loads);
+ *     they are extracted to a temporary directory, loaded, and deleted at once (a loaded library stays
+ *     mapped);</li>
  * <li>libzeta_java.so beside the jar or class directory (its RPATH $ORIGIN finds libzeta beside it);</li>
  * <li>System.loadLibrary("zeta_java").</li>
  * </ol>
@@ -56,22 +58,36 @@ final class NativeLoader {
     return os + "-" + (arch.equals("amd64") ? "x86_64" : arch);
   }
 
-  private static boolean loadFromJar(List<String> tried) {
-    String base = "/zeta/native/" + platform() + "/";
-    tried.add("jar:" + base);
+  /** The names listed in the jar's index file, one a line; null when the jar has no such file. */
+  private static List<String> readIndex(String index) {
     List<String> names = new ArrayList<>();
-    try (InputStream index = NativeLoader.class.getResourceAsStream(base + "libraries.txt")) {
-      if (index == null) {
-        return false;
+    try (InputStream in = NativeLoader.class.getResourceAsStream(index)) {
+      if (in == null) {
+        return null;
       }
-      BufferedReader reader = new BufferedReader(new InputStreamReader(index, StandardCharsets.UTF_8));
+      BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
       for (String line = reader.readLine(); line != null; line = reader.readLine()) {
         if (!line.isBlank()) {
           names.add(line.strip());
         }
       }
     } catch (IOException e) {
-      throw new UnsatisfiedLinkError("zeta: cannot read " + base + "libraries.txt: " + e);
+      throw new UnsatisfiedLinkError("zeta: cannot read " + index + ": " + e);
+    }
+    return names;
+  }
+
+  private static boolean loadFromJar(List<String> tried) {
+    String base = "/zeta/native/" + platform() + "/";
+    tried.add("jar:" + base);
+    List<String> libraries = readIndex(base + "libraries.txt");
+    if (libraries == null) {
+      return false;
+    }
+    List<String> beside = readIndex(base + "beside.txt");
+    List<String> names = new ArrayList<>(libraries);
+    if (beside != null) {
+      names.addAll(beside);
     }
     Path dir = null;
     try {
@@ -84,7 +100,7 @@ final class NativeLoader {
           Files.copy(in, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING);
         }
       }
-      for (String name : names) {
+      for (String name : libraries) {
         System.load(dir.resolve(name).toAbsolutePath().toString());
       }
       return true;
