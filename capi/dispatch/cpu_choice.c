@@ -11,9 +11,9 @@ const char *const zeta_cpu_path_names[ZETA_CPU_PATH_COUNT] = {"x86-64", "x86-64-
 #define ZETA_NEED(extension) \
   if (!__builtin_cpu_supports(extension)) return extension
 
-/* The first extension of path (an index into zeta_cpu_path_names) that this CPU lacks, or NULL when it has them
- * all: the extensions of the x86-64 psABI level of that name, which -march of that name lets the compiler use. */
-static const char *missing_extension(int path) {
+/* The extensions are those of the x86-64 psABI level of the path's name, which -march of that name lets the
+ * compiler use. */
+const char *zeta_cpu_missing_extension(int path) {
   __builtin_cpu_init();
   ZETA_NEED("cmov");
   ZETA_NEED("mmx");
@@ -54,7 +54,7 @@ int zeta_cpu_choose(char *why, size_t why_size) {
   if (forced != NULL && forced[0] != '\0') {
     for (int path = 0; path < ZETA_CPU_PATH_COUNT; ++path) {
       if (strcmp(forced, zeta_cpu_path_names[path]) != 0) continue;
-      const char *missing = missing_extension(path);
+      const char *missing = zeta_cpu_missing_extension(path);
       if (missing == NULL) return path;
       snprintf(why, why_size, "ZETA_CPU=%s is refused: this CPU lacks %s, which the %s path needs", forced, missing,
                forced);
@@ -64,8 +64,9 @@ int zeta_cpu_choose(char *why, size_t why_size) {
     return -1;
   }
   for (int path = ZETA_CPU_PATH_COUNT - 1; path >= 0; --path)
-    if (missing_extension(path) == NULL) return path;
-  snprintf(why, why_size, "this CPU lacks %s, which every path of zeta needs (x86-64: SSE2)", missing_extension(0));
+    if (zeta_cpu_missing_extension(path) == NULL) return path;
+  snprintf(why, why_size, "this CPU lacks %s, which every path of zeta needs (x86-64: SSE2)",
+           zeta_cpu_missing_extension(0));
   return -1;
 }
 

@@ -11,6 +11,10 @@
 #define ZETA_CPU_PATH_COUNT 3
 extern const char *const zeta_cpu_path_names[ZETA_CPU_PATH_COUNT];
 
+/* The first extension of path (an index into zeta_cpu_path_names) that this CPU lacks, or NULL when it has them
+ * all. */
+const char *zeta_cpu_missing_extension(int path);
+
 /* The index of the path to run, or -1 with the reason in why (a CPU below every path, an unknown ZETA_CPU value,
  * a forced path this CPU lacks an extension of). */
 int zeta_cpu_choose(char *why, size_t why_size);
