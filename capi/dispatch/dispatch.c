@@ -72,7 +72,7 @@ static int load_flavour(int path, const char *dir, zeta_dispatch_fn *functions) 
   for (int i = 0; i < ZETA_DISPATCH_COUNT; ++i) {
     void *symbol = dlsym(flavour, zeta_dispatch_names[i]);
     if (symbol == NULL) {
-      snprintf(g_reason, sizeof g_reason, "%s lacks %s", location, zeta_dispatch_names[i]);
+      snprintf(g_reason, sizeof g_reason, "%.400s lacks %s", location, zeta_dispatch_names[i]);
       dlclose(flavour);
       return 0;
     }
@@ -83,7 +83,8 @@ static int load_flavour(int path, const char *dir, zeta_dispatch_fn *functions) 
   void *symbol = dlsym(flavour, "zeta_version");
   memcpy(&version, &symbol, sizeof symbol);
   if (strcmp(version(), ZETA_VERSION_TEXT) != 0) {
-    snprintf(g_reason, sizeof g_reason, "%s is zeta %s, libzeta.so is zeta %s", location, version(), ZETA_VERSION_TEXT);
+    snprintf(g_reason, sizeof g_reason, "%.400s is zeta %.20s, libzeta.so is zeta %s", location, version(),
+             ZETA_VERSION_TEXT);
     dlclose(flavour);
     return 0;
   }
