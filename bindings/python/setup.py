@@ -67,6 +67,11 @@ class BuildWithLibrary(build_py):
         shutil.copyfile(library, target / "libzeta.so.0")
         os.chmod(target / "libzeta.so.0", 0o755)
         print(f"zeta wheel: {library} -> zeta/lib/libzeta.so.0")
+        # A portable libzeta (-DZETA_PORTABLE=ON) loads one of its flavours from its own directory when it loads.
+        for flavour in sorted(library.parent.glob("libzeta_x86_64*.so")):
+            shutil.copyfile(flavour, target / flavour.name)
+            os.chmod(target / flavour.name, 0o755)
+            print(f"zeta wheel: {flavour} -> zeta/lib/{flavour.name}")
 
 
 commands = {"build_py": BuildWithLibrary}
