@@ -22,8 +22,7 @@ fi
 dist="$(mktemp -d)"
 trap 'rm -rf "$dist"' EXIT
 # The wheel of this source tree with build/'s library inside (setup.py copies it to zeta/lib/).
-ZETA_LIBRARY="$root/build/capi/libzeta.so" \
-  "$venv/bin/python" -m pip wheel --quiet --no-build-isolation --no-deps --no-index -w "$dist" bindings/python
+ZETA_LIBRARY="$root/build/capi/libzeta.so" "$venv/bin/python" bindings/python/build_wheel.py "$dist" >/dev/null
 "$venv/bin/python" -m pip install --quiet --no-build-isolation --no-deps --no-index --force-reinstall "$dist"/zeta-*.whl
 (cd "$dist" && env -u ZETA_LIBRARY "$venv/bin/python" -c \
   "import zeta; print('zeta', zeta.__version__, 'with', zeta.library_path())" >&2)

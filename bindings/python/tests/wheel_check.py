@@ -1,7 +1,7 @@
-"""The wheel as a user gets it: `pip wheel` of a copy of bindings/python (ZETA_LIBRARY names the library to put
-inside), the wheel installed offline into a fresh virtual environment made with --system-site-packages, and the
-package imported and used there from another directory with ZETA_LIBRARY unset, so that it must load the library
-inside the wheel. Usage: wheel_check.py WORK_DIR (emptied first). Prints "wheel check passed" at the end.
+"""The wheel as a user gets it: built by ../build_wheel.py (ZETA_LIBRARY names the library to put inside), the
+wheel installed offline into a fresh virtual environment made with --system-site-packages, and the package imported
+and used there from another directory with ZETA_LIBRARY unset, so that it must load the library inside the wheel.
+Usage: wheel_check.py WORK_DIR (emptied first). Prints "wheel check passed" at the end.
 """
 
 import os
@@ -11,7 +11,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-SOURCE = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from build_wheel import build_wheel  # noqa: E402 (bindings/python/build_wheel.py, beside setup.py)
 
 USE = r"""
 import os, pickle, sys
@@ -48,11 +49,8 @@ def main():
     work = Path(sys.argv[1]).resolve()
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    # A copy, so that the build's own files (build/, *.egg-info) stay out of the source tree.
-    source = work / "source"
-    shutil.copytree(SOURCE, source, ignore=shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__", "lib"))
     dist = work / "dist"
-    run(sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index", "-w", dist, source)
+    build_wheel(dist)
     wheels = list(dist.glob("zeta-*.whl"))
     assert len(wheels) == 1, wheels
     wheel = wheels[0]
