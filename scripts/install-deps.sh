@@ -24,6 +24,8 @@ packages=(
   python3-distributed
   # WebAssembly module and the browser demo's tests
   emscripten node-acorn chromium
+  # Release artefacts (scripts/package.sh and its tests): the .nupkg, the jar's test reads the pom back
+  nuget unzip
 )
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parent
+LICENCES = (SOURCE.parents[1] / "LICENSE", SOURCE.parents[1] / "data" / "LICENSE-fashion-mnist")
 
 
 def build_wheel(out_dir):
@@ -24,6 +25,10 @@ def build_wheel(out_dir):
         shutil.copytree(
             SOURCE, source, ignore=shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__", "lib")
         )
+        # The licences travel in the wheel's metadata (setuptools takes LICENSE* files by default): zeta's own and
+        # that of the Fashion-MNIST rows libzeta embeds.
+        for licence in LICENCES:
+            shutil.copyfile(licence, source / licence.name)
         wheels = Path(scratch) / "wheels"
         command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-build-isolation", "--no-deps", "--no-index"]
         subprocess.run(command + ["-w", str(wheels), str(source)], check=True)
