@@ -5,7 +5,7 @@
 #   Zeta.<v>.nupkg                       the C# assembly with runtimes/linux-x64/native/ (libzeta, its wrapper)
 #   zeta-wasm-<v>.tgz                    the npm package of the WebAssembly module
 #   zeta-<v>-linux-x86_64.tar.gz         library, zeta.h, the zeta tool, the CMake package and zeta.pc
-# The native libraries are built once, without -march=native, in one build directory that later runs reuse.
+# The native libraries are built once, portable, in one build directory that later runs reuse.
 # Usage: bash scripts/package.sh [DIST_DIR]                       (default: dist/ at the repository root)
 # Environment: ZETA_PACKAGE_BUILD      the native build directory (default: build-package/)
 #              ZETA_PACKAGE_WASM_BUILD the Emscripten build directory (default: <native build>/wasm-module)
@@ -19,9 +19,9 @@ wasm_build=$(absolute "${ZETA_PACKAGE_WASM_BUILD:-$build/wasm-module}")
 # `python3` on PATH may be an interpreter without Debian's setuptools and wheel.
 python=/usr/bin/python3
 
-# The CPU the packaged libraries ask for: the x86-64 baseline. (The portable build, one libzeta that chooses its
-# kernels at load time from flavour libraries beside it, is -DZETA_PORTABLE=ON.)
-cpu_option=-DZETA_NATIVE=OFF
+# Packages are portable: one libzeta (and zeta tool) that loads, when it starts, the widest of the flavour libraries
+# beside it (x86-64, x86-64-v3, x86-64-v4) the CPU has (cmake/ZetaPortable.cmake); every artefact carries them all.
+cpu_option=-DZETA_PORTABLE=ON
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$cpu_option" -DZETA_TESTS=OFF -DZETA_BENCH=OFF \
   -DZETA_CLI=ON -DZETA_JAVA=ON -DZETA_CSHARP=ON -DZETA_PYTHON=OFF -DZETA_WASM_TESTS=OFF >"$build.configure.log" ||
