@@ -138,6 +138,12 @@ def test_build_info():
     assert zeta.__version__ in info and len(info) > 10
 
 
+def test_cpu_path():
+    path = zeta.cpu_path()
+    assert path.split(" ")[0] in ("x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4", "aarch64", "generic")
+    assert f"CPU path: {path}" in zeta.build_info()
+
+
 def test_num_threads():
     default = zeta.get_num_threads()  # OMP_NUM_THREADS, else the cores (CTest sets 1)
     assert default >= 1

@@ -61,6 +61,14 @@ def build_info():
     return _l.zeta_build_info().decode("utf-8", "replace")
 
 
+def cpu_path():
+    """The CPU path the loaded library runs, which a seed's bits depend on: in a portable build (the wheel's) the
+    widest of "x86-64-v4 (AVX-512)", "x86-64-v3 (AVX2, FMA)" and "x86-64 (SSE2)" this CPU has, unless the
+    environment variable ZETA_CPU forced a lower one before the library loaded; in other builds what it was compiled
+    for."""
+    return _l.zeta_cpu_path().decode("utf-8", "replace")
+
+
 def set_num_threads(n):
     """Threads of the parallel work (products, sampling, enumeration) that zeta calls made from the calling thread
     start: n >= 1, or 0 for the default (OMP_NUM_THREADS, else the number of cores). Each Python thread has its own
@@ -93,6 +101,7 @@ __all__ = [
     "__version__",
     "abi_version",
     "build_info",
+    "cpu_path",
     "data",
     "errors",
     "get_num_threads",

@@ -219,6 +219,7 @@ PROTOTYPES = {
     "zeta_darn_from_bytes": (_status, [_bytes, c_int64, _out_handle]),
     # library-wide settings
     "zeta_build_info": (c_char_p, []),
+    "zeta_cpu_path": (c_char_p, []),
     "zeta_set_num_threads": (_status, [c_int32]),
     "zeta_get_num_threads": (_status, [_i32]),
 }
