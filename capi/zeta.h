@@ -305,6 +305,9 @@ ZETA_API zeta_status zeta_rbm_from_bytes(const uint8_t *data, int64_t size, zeta
  *                                           data, as scikit-learn's
  *                                           BernoulliRBM reads grey levels); 0: they must be binary. Likelihoods
  *                                           still take binary rows only
+ *   data_move_interval     2      int >= 1  PCD/PT: Gibbs sweeps per data move at the data_move_rungs rungs (the
+ *                                           moves run in the first of every data_move_interval sweeps); 1 = a move
+ *                                           in every sweep
  * The other keys apply to the trainer only (and those the Pruners line names to pruners too). Each *_new taking
  * options rejects, with ZETA_ERR_ARGUMENT naming the key, any key that was set with zeta_options_set but does
  * not apply to the kind of handle it makes.

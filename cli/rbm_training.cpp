@@ -45,6 +45,9 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--data-pool", o.data_pool, "training rows whose aggregate posterior the data moves propose from")
       ->capture_default_str()
       ->check(positive_integer());
+  cmd->add_option("--data-move-interval", o.data_move_interval, "Gibbs sweeps per data move (1: a move every sweep)")
+      ->capture_default_str()
+      ->check(positive_integer());
   cmd->add_option(
          "--cold-rungs", o.cold_rungs,
          "PCD/PT: coldest rungs that get --cold-sweeps extra Gibbs sweeps per update (0 = Desjardins et al.'s sampler)")
@@ -72,6 +75,7 @@ RbmTrainerConfig trainer_config(const TrainOptions& o) {
   c.weight_decay = o.weight_decay;
   c.data_move_rungs = o.data_moves;
   c.data_pool_rows = o.data_pool;
+  c.data_move_interval = o.data_move_interval;
   c.cold_sweep_rungs = o.cold_rungs;
   c.cold_sweeps = o.cold_sweeps;
   c.seed = o.seed;

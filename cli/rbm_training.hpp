@@ -37,6 +37,7 @@ struct TrainOptions {
   std::vector<double> ladder;  // PT: initial inverse temperatures (empty: linear)
   int data_moves = RbmTrainerConfig{}.data_move_rungs;
   int data_pool = RbmTrainerConfig{}.data_pool_rows;
+  int data_move_interval = RbmTrainerConfig{}.data_move_interval;
   int cold_rungs = 0;
   int cold_sweeps = 0;
   std::uint64_t seed = 1;

@@ -85,6 +85,7 @@ RbmTrainerConfig trainer_config(const zeta_options& o) {
   c.data_move_rungs = static_cast<int>(o.get("data_move_rungs"));
   c.init_from_data = o.get("init_from_data") != 0.0;
   c.data_pool_rows = static_cast<int>(o.get("data_pool_rows"));
+  c.data_move_interval = static_cast<int>(o.get("data_move_interval"));
   c.cold_sweep_rungs = static_cast<int>(o.get("cold_sweep_rungs"));
   c.cold_sweeps = static_cast<int>(o.get("cold_sweeps"));
   c.single_precision = o.get("single_precision") != 0.0;

@@ -48,6 +48,7 @@ std::string differences(const zeta::RbmTrainerConfig& a, const zeta::RbmTrainerC
   FIELD(a, b, adapt_damping, d);
   FIELD(a, b, data_move_rungs, d);
   FIELD(a, b, data_pool_rows, d);
+  FIELD(a, b, data_move_interval, d);
   FIELD(a, b, cold_sweep_rungs, d);
   FIELD(a, b, cold_sweeps, d);
   FIELD(a, b, learning_rate, d);
@@ -179,6 +180,7 @@ std::string tempering_differences(const zeta::RbmTrainerConfig& t, const zeta::T
   if (t.adapt_interval != s.adapt_interval) d += " adapt_interval";
   if (t.adapt_damping != s.adapt_damping) d += " adapt_damping";
   if (t.data_pool_rows != s.data_pool_rows) d += " data_pool_rows";
+  if (t.data_move_interval != s.data_move_interval) d += " data_move_interval";
   if (t.cold_sweep_rungs != s.cold_sweep_rungs) d += " cold_sweep_rungs";
   if (t.cold_sweeps != s.cold_sweeps) d += " cold_sweeps";
   return d;

@@ -554,6 +554,8 @@ static void test_trainer_data_moves(void) {
   make_data(data, ROWS, NV);
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "data_move_rungs", zeta_options_set(opts, "data_move_rungs", -1));
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "data_pool_rows", zeta_options_set(opts, "data_pool_rows", 0));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "data_move_interval", zeta_options_set(opts, "data_move_interval", 0));
+  EXPECT_ERR(ZETA_ERR_ARGUMENT, "data_move_interval", zeta_options_set(opts, "data_move_interval", 1.5));
   EXPECT_OK(zeta_options_set(opts, "data_move_rungs", 5)); /* the ladder has 4 rungs */
   EXPECT_ERR(ZETA_ERR_ARGUMENT, "data_move_rungs", zeta_trainer_new(rbm, opts, &trainer));
   CHECK(trainer == NULL);
@@ -578,6 +580,8 @@ static void test_trainer_data_moves(void) {
   }
   EXPECT_OK(zeta_options_set(opts, "method", 2));
   EXPECT_OK(zeta_options_set(opts, "data_pool_rows", 16));
+  expect_trains_and_tracks(rbm, opts, data, ROWS);
+  EXPECT_OK(zeta_options_set(opts, "data_move_interval", 3));
   expect_trains_and_tracks(rbm, opts, data, ROWS);
   zeta_options_free(opts);
   zeta_rbm_free(rbm);

@@ -169,5 +169,10 @@ export interface OptionValues {
    * levels); 0: they must be binary. Likelihoods still take binary rows only (trainer; default 0; 0,1)
    */
   visible_probabilities?: 0 | 1 | boolean;
+  /**
+   * PCD/PT: Gibbs sweeps per data move at the data_move_rungs rungs (the moves run in the first of every
+   * data_move_interval sweeps); 1 = a move in every sweep (trainer; default 2; int >= 1)
+   */
+  data_move_interval?: number;
   [key: string]: number | boolean | undefined;
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 namespace zeta {
 
@@ -238,10 +239,12 @@ double dot_to_double(const float* x, const double* y, Eigen::Index n) {
 template <class S>
 void softplus_row_sums(const Mat<S>& x, Eigen::Index first, Eigen::Index rows, double* out) {
   if constexpr (std::is_same_v<S, float>) {
-    thread_local Eigen::ArrayXf tail;
+    // Grown, never shrunk: an Eigen array reallocates at every change of size, and the callers alternate between
+    // one row and whole blocks (hundreds of KB, which malloc maps and unmaps afresh each time).
+    thread_local std::vector<float> tail;
     const Eigen::Index cols = x.cols();
     const float* block = x.data() + first * cols;
-    tail.resize(rows * cols);
+    if (tail.size() < static_cast<std::size_t>(rows * cols)) tail.resize(static_cast<std::size_t>(rows * cols));
     softplus_tail(block, rows * cols, 1.0f, tail.data());
     for (Eigen::Index n = 0; n < rows; ++n)
       out[n] = positive_sum_to_double(block + n * cols, cols) + sum_to_double(tail.data() + n * cols, cols);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/detail/kernels.hpp"
@@ -60,9 +61,9 @@ void sample_hidden(const Mat<S>& a, const std::vector<double>& betas, int rungs,
 
 template <class S>
 void visible_inputs(const Mat<S>& h, const ParamMirror<S>& p, const std::vector<double>& betas, Tempering mode,
-                    int rungs, Eigen::Index chains, Mat<S>& inputs) {
+                    int rungs, Eigen::Index chains, Mat<S>& inputs, int extra_rungs) {
   const Eigen::Index n = chains;
-  const Eigen::Index rows = static_cast<Eigen::Index>(rungs) * n;
+  const Eigen::Index rows = static_cast<Eigen::Index>(rungs + extra_rungs) * n;
   // β·(H Wᵀ) + β_b·b for each rung's rows, applied as the product stores them.
   thread_local Mat<S> biases;
   thread_local std::vector<S> scales;
@@ -70,10 +71,11 @@ void visible_inputs(const Mat<S>& h, const ParamMirror<S>& p, const std::vector<
   biases.resize(rungs, p.b.size());
   scales.resize(static_cast<std::size_t>(rows));
   rung_of_row.resize(static_cast<std::size_t>(rows));
-  for (int rung = 0; rung < rungs; ++rung) {
+  for (int block = 0; block < rungs + extra_rungs; ++block) {
+    const int rung = block < rungs ? block : block - rungs;
     const double beta = betas[static_cast<std::size_t>(rung)];
-    biases.row(rung) = (static_cast<S>(visible_bias_beta(mode, beta)) * p.b).transpose();
-    for (Eigen::Index r = rung * n; r < (rung + 1) * n; ++r) {
+    if (block < rungs) biases.row(rung) = (static_cast<S>(visible_bias_beta(mode, beta)) * p.b).transpose();
+    for (Eigen::Index r = block * n; r < (block + 1) * n; ++r) {
       scales[static_cast<std::size_t>(r)] = static_cast<S>(beta);
       rung_of_row[static_cast<std::size_t>(r)] = rung;
     }
@@ -102,8 +104,8 @@ void tempered_log_q_rows(const S* a, const double* bv, Eigen::Index rows, Eigen:
     // softplus(βa) = β max(a, 0) + log(1 + e^−β|a|) for β ≥ 0: the second part (in (0, log 2]) vectorised in
     // float over the whole block (softplus_tail), several times faster than in double, with an absolute error of
     // about 1e-7 per entry; both parts are summed in double.
-    thread_local Eigen::ArrayXf tail;
-    tail.resize(rows * n_h);
+    thread_local std::vector<float> tail;  // grown, never shrunk (see softplus_row_sums)
+    if (tail.size() < static_cast<std::size_t>(rows * n_h)) tail.resize(static_cast<std::size_t>(rows * n_h));
     softplus_tail(a, rows * n_h, static_cast<float>(beta), tail.data());
     for (Eigen::Index n = 0; n < rows; ++n)
       out[n] = vis_beta * bv[n] + beta * positive_sum_to_double(a + n * n_h, n_h) +
@@ -170,7 +172,7 @@ void visible_terms(const Mat<S>& v, const VectorD& b, VectorD& bv) {
   template void hidden_preactivations(const Mat<S>&, const ParamMirror<S>&, Eigen::Index, Mat<S>&);              \
   template void sample_hidden(const Mat<S>&, const std::vector<double>&, int, Eigen::Index, Mat<S>&, Rng&);      \
   template void visible_inputs(const Mat<S>&, const ParamMirror<S>&, const std::vector<double>&, Tempering, int, \
-                               Eigen::Index, Mat<S>&);                                                           \
+                               Eigen::Index, Mat<S>&, int);                                                      \
   template void sample_visible(const Mat<S>&, Eigen::Index, Mat<S>&, Rng&);                                      \
   template void tempered_log_q(const S*, const double*, Eigen::Index, Eigen::Index, double, double, double*);    \
   template void tempered_log_q_segments(const S*, const double*, Eigen::Index, const std::vector<LogQSegment>&); \

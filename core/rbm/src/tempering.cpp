@@ -23,14 +23,15 @@ TemperedSampler<S>::TemperedSampler(int n_visible, int n_hidden, const Tempering
   const Eigen::Index rows = static_cast<Eigen::Index>(rungs) * chains_;
   v_ = Mat<S>::Zero(rows, n_visible);
   a_ = Mat<S>::Zero(rows, n_hidden);
-  h_.resize(rows, n_hidden);
-  v_input_.resize(rows, n_visible);
   cache_ = BridgeCache<S>(rows, rungs - 1);
   const auto pairs = static_cast<std::size_t>(rungs - 1);
   accepted_.assign(pairs, 0);
   proposed_.assign(pairs, 0);
   recent_rate_.assign(pairs, 0.0);
   data_moves_ = DataMoves<S>(n_hidden, config.data_move_rungs, config.data_pool_rows, rungs);
+  require(config.data_move_interval >= 1, "data_move_interval must be at least 1");
+  data_move_interval_ = config.data_move_interval;
+  resize_scratch();
   require(config.cold_sweep_rungs >= 0 && config.cold_sweep_rungs <= rungs,
           "cold_sweep_rungs must lie in [0, number of temperatures]");
   require(config.cold_sweeps >= 0, "cold_sweeps must be at least 0");
@@ -54,10 +55,9 @@ void TemperedSampler<S>::set_chains(const Mat<S>& v) {
     chains_ = static_cast<int>(v.rows());
     v_.resize(v.rows(), n_visible_);
     a_.resize(v.rows(), n_hidden_);
-    h_.resize(v.rows(), n_hidden_);
-    v_input_.resize(v.rows(), n_visible_);
     cache_.resize(v.rows());
     ladder_.set_chains_per_rung(v.rows());
+    resize_scratch();
   }
   v_ = v;
   chains_replaced();
@@ -151,11 +151,15 @@ void TemperedSampler<S>::gibbs_sweep(int rungs, bool preactivations_fresh, const
   const std::vector<double>& betas = ladder_.betas();
   if (!preactivations_fresh) hidden_preactivations(v_, p, rows, a_);
   sample_hidden(a_, betas, rungs, n, h_, rng);
-  visible_inputs(h_, p, betas, mode_, rungs, n, v_input_);
-  if (data_moves_.pool_rows() > 0)
-    for (int i = 0; i < std::min(data_moves_.rungs(), rungs); ++i)
-      data_moves_.move(i, betas[static_cast<std::size_t>(i)], visible_beta(i), p, static_cast<Eigen::Index>(i) * n, n,
-                       h_, v_input_, rng);
+  // The data moves' proposals go in the rows after the chains', so that one product forms the visible inputs of
+  // both (the proposals' inputs at the temperatures of the rungs they are for).
+  const bool move_now = sweeps_++ % data_move_interval_ == 0;
+  const int moving = move_now && data_moves_.pool_rows() > 0 ? std::min(data_moves_.rungs(), rungs) : 0;
+  for (int i = 0; i < moving; ++i) data_moves_.propose(rows + static_cast<Eigen::Index>(i) * n, n, h_, rng);
+  visible_inputs(h_, p, betas, mode_, rungs, n, v_input_, moving);
+  for (int i = 0; i < moving; ++i)
+    data_moves_.accept(i, betas[static_cast<std::size_t>(i)], p, static_cast<Eigen::Index>(i) * n,
+                       rows + static_cast<Eigen::Index>(i) * n, n, h_, v_input_, rng);
   sample_visible(v_input_, rows, v_, rng);
   cache_.chains_moved();
 }
@@ -267,8 +271,6 @@ void TemperedSampler<S>::keep_coldest_rungs(int rungs) {
   // Rung i owns rows [i·N, (i+1)·N) of every per-chain array, so the cold rungs are the leading rows.
   v_.conservativeResize(rows, Eigen::NoChange);
   a_.conservativeResize(rows, Eigen::NoChange);
-  h_.resize(rows, n_hidden_);
-  v_input_.resize(rows, n_visible_);
   cache_.keep_leading(rows, rungs - 1);
   ladder_.keep_coldest_rungs(rungs);
   accepted_.resize(pairs);
@@ -276,6 +278,16 @@ void TemperedSampler<S>::keep_coldest_rungs(int rungs) {
   recent_rate_.resize(pairs);
   data_moves_.keep_coldest_rungs(rungs);
   cold_sweep_rungs_ = std::min(cold_sweep_rungs_, rungs);
+  resize_scratch();
+}
+
+// h_ and v_input_: a row for every chain, and after them one for each of the data moves' proposals (a block of
+// chains for each rung with moves).
+template <class S>
+void TemperedSampler<S>::resize_scratch() {
+  const Eigen::Index rows = static_cast<Eigen::Index>(n_temperatures() + data_moves_.rungs()) * chains_;
+  h_.resize(rows, n_hidden_);
+  v_input_.resize(rows, n_visible_);
 }
 
 template class TemperedSampler<float>;

@@ -387,6 +387,7 @@ SmlTrainer::SmlTrainer(Rbm& rbm, const RbmTrainerConfig& config) : rbm_(rbm), co
   // to move.
   tempering.data_move_rungs = config.method == NegativePhase::kCD ? 0 : config.data_move_rungs;
   tempering.data_pool_rows = config.data_pool_rows;
+  tempering.data_move_interval = config.data_move_interval;
   require((config.cold_sweep_rungs == 0 && config.cold_sweeps == 0) || config.method != NegativePhase::kCD,
           "cold-rung sweeps need persistent chains (PCD or PT)");
   tempering.cold_sweep_rungs = config.cold_sweep_rungs;

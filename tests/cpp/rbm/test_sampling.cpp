@@ -91,7 +91,8 @@ TEST(Sampling, ParallelTemperingDoubleIsStationary) { run_pt_stationarity<double
 // is far from each rung's hidden marginal, and `cold_sweeps` extra sweeps at the `cold_rungs` coldest: every rung
 // must still sample its own q_β (exact enumeration). Returns the data moves' acceptance rates.
 template <class S>
-std::vector<double> run_stationarity_with_extras(std::uint64_t seed, int move_rungs, int cold_rungs, int cold_sweeps) {
+std::vector<double> run_stationarity_with_extras(std::uint64_t seed, int move_rungs, int cold_rungs, int cold_sweeps,
+                                                 int move_interval = 1) {
   const Rbm rbm = random_rbm(6, 5, seed, 2.5, 1.0);
   TemperingConfig config;
   config.betas = {1.0, 0.7, 0.4, 0.15, 0.0};
@@ -100,6 +101,7 @@ std::vector<double> run_stationarity_with_extras(std::uint64_t seed, int move_ru
   config.data_pool_rows = 40;
   config.cold_sweep_rungs = cold_rungs;
   config.cold_sweeps = cold_sweeps;
+  config.data_move_interval = move_interval;
   TemperedSampler<S> sampler(6, 5, config);
   ParamMirror<S> params;
   params.sync(rbm);
@@ -131,6 +133,55 @@ void run_data_move_stationarity(std::uint64_t seed) {
 
 TEST(Sampling, DataMovesKeepEveryRungStationaryFloat) { run_data_move_stationarity<float>(41); }
 TEST(Sampling, DataMovesKeepEveryRungStationaryDouble) { run_data_move_stationarity<double>(42); }
+
+// A data move every third sweep (data_move_interval 3): Gibbs sweeps and moves alternate unevenly, and every rung
+// still samples its own q_β.
+TEST(Sampling, DataMovesEveryThirdSweepKeepEveryRungStationary) {
+  const std::vector<double> rates = run_stationarity_with_extras<float>(47, 5, 0, 0, 3);
+  ASSERT_EQ(rates.size(), 5u);
+  for (double rate : rates) EXPECT_GT(rate, 0.005);
+}
+
+// data_move_interval I: the moves run in sweeps 1, I + 1, 2I + 1, ... With the same seed, a sampler moving every
+// sweep and one moving every fourth draw the same first sweep; their chains part after it, and the one moving
+// every fourth sweep draws exactly what a sampler without moves draws from the second sweep to the fourth, given
+// the same chains and generator state.
+TEST(Sampling, DataMoveIntervalSchedulesTheMoves) {
+  const Rbm rbm = random_rbm(6, 5, 48, 1.5, 1.0);
+  TemperingConfig every;
+  every.chains_per_temperature = 64;
+  every.data_move_rungs = 1;
+  every.data_pool_rows = 30;
+  TemperingConfig fourth = every;
+  fourth.data_move_interval = 4;
+  TemperedSampler<double> a(6, 5, every), b(6, 5, fourth);
+  ParamMirror<double> params;
+  params.sync(rbm);
+  Rng pool_rng(49);
+  Mat<double> pool(30, 5);
+  for (Eigen::Index i = 0; i < pool.size(); ++i) pool.data()[i] = 1.5 * pool_rng.normal() - 0.5;
+  a.add_proposal_rows(pool);
+  b.add_proposal_rows(pool);
+  Rng rng_a(50), rng_b(50);
+  a.init_chains(VectorD::Constant(6, 0.5), rng_a);
+  b.init_chains(VectorD::Constant(6, 0.5), rng_b);
+  a.sweep(params, 1, rng_a);
+  b.sweep(params, 1, rng_b);
+  EXPECT_EQ(a.chains(), b.chains());  // both moved in the first sweep
+  TemperingConfig none = every;
+  none.data_move_rungs = 0;
+  TemperedSampler<double> c(6, 5, none);
+  c.set_chains(b.chains());
+  Rng rng_c = rng_b;
+  for (int i = 0; i < 3; ++i) {
+    b.sweep(params, 1, rng_b);
+    c.sweep(params, 1, rng_c);
+  }
+  EXPECT_EQ(b.chains(), c.chains());  // sweeps 2-4: no moves
+  EXPECT_EQ(rng_b.next_u64(), rng_c.next_u64());
+  a.sweep(params, 1, rng_a);
+  EXPECT_NE(a.chains(), b.chains());  // a moved in its second sweep
+}
 
 // Extra sweeps at the two coldest of five rungs, with data moves at the three coldest (so the rung with moves but
 // no extra sweeps is covered too).
@@ -180,6 +231,9 @@ TEST(Sampling, DataMovesRejectBadConfigurations) {
   config.data_pool_rows = 0;
   EXPECT_THROW((TemperedSampler<float>(4, 3, config)), Error);
   config.data_pool_rows = 10;
+  config.data_move_interval = 0;
+  EXPECT_THROW((TemperedSampler<float>(4, 3, config)), Error);
+  config.data_move_interval = 1;
   TemperedSampler<float> sampler(4, 3, config);
   EXPECT_THROW(sampler.add_proposal_rows(Mat<float>::Zero(2, 4)), Error);
 }

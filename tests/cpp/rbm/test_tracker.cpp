@@ -646,14 +646,15 @@ TEST(Tracker, FollowsExactLogZOnPooledFashionMnistAdaptiveLadder) {
   expect_tracks(track_fashion(true, 4000, 100), "adaptive ladder");
 }
 
-// The full 784-pixel images with 12 hidden units (exact log Z: 4096 terms), four seeds (trainer and batches) per
+// The full 784-pixel images with 12 hidden units (exact log Z: 4096 terms), twelve seeds (trainer and batches) per
 // setting. One run's 40 checkpoints share the filter's state, so a single run's count within 2 sd scatters too
 // widely to test on (33 to 40 of 40 over seeds at the same setting, and a different CPU's rounding moves a run from
-// one to another); the targets are those of the robustness grid (docs/tracking.md): per run max |error| <= 1 nat,
-// RMS <= 0.3 nats and >= 75% of checkpoints within 2 sd, and >= 90% pooled over the runs.
+// one to another), and so does a pool of four runs (141 to 148 of 160 at the constant rate, whether the data moves
+// run every sweep or every second or third); the targets are those of the robustness grid (docs/tracking.md): per
+// run max |error| <= 1 nat, RMS <= 0.3 nats and >= 75% of checkpoints within 2 sd, and >= 90% pooled over the runs.
 void expect_tracks_over_seeds(double lr_decay, int data_moves, const char* label) {
   int inside2 = 0, n = 0;
-  for (std::uint64_t s = 1; s <= 4; ++s) {
+  for (std::uint64_t s = 1; s <= 12; ++s) {
     const TrackingSummary t = summarize(track_fashion(false, 4000, 100, false, lr_decay, data_moves, 100 + s, 200 + s));
     std::printf("%s, seed %d: max |tracked - exact| = %.3f nats, rms %.3f, %d of %d within 2 sd\n", label,
                 static_cast<int>(s), t.max_error, t.rms, t.inside2, t.n);

@@ -35,6 +35,11 @@ struct TemperingConfig {
   // leaves the rung's q_β invariant, so the chains stay valid samples whatever the pool holds.
   int data_move_rungs = 0;
   int data_pool_rows = 500;  // capacity of the pool of training rows' hidden pre-activations (a ring buffer)
+  // Gibbs sweeps per data move: the moves run in the first of every `data_move_interval` sweeps (1: in every
+  // sweep). Each move is still an exact Metropolis–Hastings step; fewer of them cost proportionally less. Default 2:
+  // on the default-rate grid (docs/tracking_results.md) a move every second sweep kept the targets in the same
+  // cells as a move every sweep, and every third or fourth lost one more cell each.
+  int data_move_interval = 2;
   // Extra Gibbs sweeps per sweep() at the coldest `cold_sweep_rungs` rungs only (0 = the paper's sampler): at
   // 784×500 those chains relax ~10× slower than the rest of the ladder and bias the tracker's bridges while
   // they lag the moving model (docs/tracking.md). Each extra sweep includes the rung's data move, if any.
@@ -128,6 +133,7 @@ class TemperedSampler {
  private:
   ChainStack<S> chain_stack() const { return {v_, a_, ladder_.betas(), mode_, chains_, preactivations_current_}; }
   void chains_replaced();
+  void resize_scratch();
   void swap_round(int first_pair, Rng& rng);
   void gibbs_sweep(int rungs, bool preactivations_fresh, const ParamMirror<S>& p, Rng& rng);
 
@@ -139,8 +145,8 @@ class TemperedSampler {
 
   Mat<S> v_;        // (M·N) × n_v chain states
   Mat<S> a_;        // (M·N) × n_h pre-activations c + Wᵀv under the parameters of the last refresh
-  Mat<S> h_;        // hidden samples (scratch)
-  Mat<S> v_input_;  // visible inputs (scratch)
+  Mat<S> h_;        // hidden samples, then the data moves' proposals (scratch: resize_scratch)
+  Mat<S> v_input_;  // their visible inputs (scratch)
   // a_ (and with it the cache) may be used as it is: cleared by new chains, invalidate() and ladder moves, set
   // by a refresh. While it is clear the cache computes nothing and reads give the values of the last refresh.
   bool preactivations_current_ = false;
@@ -152,6 +158,8 @@ class TemperedSampler {
   std::vector<double> recent_rate_;
 
   DataMoves<S> data_moves_;
+  int data_move_interval_ = 1;
+  std::int64_t sweeps_ = 0;  // Gibbs sweeps so far: which of them move (data_move_interval_)
   int cold_sweep_rungs_ = 0;
   int cold_sweeps_ = 0;
 };

@@ -33,6 +33,7 @@ struct RbmTrainerConfig {
   // the targets in the same cells as 1,000 on the default-rate grid, at half the scoring cost.
   int data_move_rungs = 1;
   int data_pool_rows = 500;
+  int data_move_interval = 2;  // Gibbs sweeps per data move (TemperingConfig::data_move_interval)
   // PCD/PT: extra Gibbs sweeps per update at the coldest cold_sweep_rungs rungs only
   // (TemperingConfig::cold_sweeps; 0 = the paper's sampler).
   int cold_sweep_rungs = 0;

@@ -45,6 +45,14 @@ class DataMoves {
   void move(int rung, double beta, double visible_beta, const ParamMirror<S>& p, Eigen::Index first, Eigen::Index n,
             Mat<S>& h, Mat<S>& inputs, Rng& rng);
 
+  // move() in two halves, for a sampler that forms the proposals' visible inputs in the same product as its
+  // chains' (one pass over W for both). propose: n proposals into rows [proposal_first, proposal_first + n) of h.
+  // accept: with those rows' visible inputs β W h' + β_v b in the same rows of `inputs`, the Metropolis–Hastings
+  // step of move() for the chains in rows [first, first + n). Together they draw what move() draws.
+  void propose(Eigen::Index proposal_first, Eigen::Index n, Mat<S>& h, Rng& rng);
+  void accept(int rung, double beta, const ParamMirror<S>& p, Eigen::Index first, Eigen::Index proposal_first,
+              Eigen::Index n, Mat<S>& h, Mat<S>& inputs, Rng& rng);
+
   // Acceptance rate at each of the rungs() coldest rungs, since construction.
   std::vector<double> acceptance_rates() const;
 
@@ -55,17 +63,18 @@ class DataMoves {
   // log g of rows [0, rows) of states_ into out, from the scores of those rows in scores_.
   void log_density_of_scored(Eigen::Index rows, double* out);
 
-  // The rows' hidden pre-activations, one column per row (a ring buffer): the pool's scores h·a_d for all d are then
-  // a product of 0/1 rows with a row-major operand, which needs no transposition.
-  Mat<S> pool_a_t_;
+  // The rows' hidden pre-activations, one row per row (a ring buffer filled by row copies): the pool's scores h·a_d
+  // for all d are a product of 0/1 rows with its transpose, which the product transposes by blocks as it copies
+  // them (inserting each row as a column touched a cache line per entry, on every update).
+  Mat<S> pool_a_;
   Mat<S> pool_p_;           // σ of them, one row per row: the proposal's factors
   VectorD pool_softplus_;   // Σ_j softplus of each row: −log p(h = 0 | x_d)
   Vec<S> pool_softplus_s_;  // the same in S, for the scores' log-mean-exp
   Eigen::Index size_ = 0;
   Eigen::Index next_ = 0;
-  // Scratch: the current states over the proposed ones (the scores of both come from one product), the proposals'
-  // visible inputs, the scores against the pool, and the log densities.
-  Mat<S> states_, proposal_inputs_, scores_;
+  // Scratch: the current states over the proposed ones (the scores of both come from one product), move()'s
+  // proposals and their visible inputs, the scores against the pool, and the log densities.
+  Mat<S> states_, proposals_, proposal_inputs_, scores_;
   Eigen::ArrayXd log_g_;
   std::vector<std::int64_t> accepted_, proposed_;  // per rung
 };

@@ -33,10 +33,12 @@ template <class S>
 void sample_hidden(const Mat<S>& a, const std::vector<double>& betas, int rungs, Eigen::Index chains, Mat<S>& h,
                    Rng& rng);
 
-// The visible units' inputs β_i W h + β_v b at each of the first `rungs` rungs (β_v: visible_bias_beta).
+// The visible units' inputs β_i W h + β_v b at each of the first `rungs` rungs (β_v: visible_bias_beta), and
+// for `extra_rungs` more blocks of `chains` rows after them, which take the temperatures of rungs 0, 1, ... (the
+// data moves' proposals for the coldest rungs, formed in the same product).
 template <class S>
 void visible_inputs(const Mat<S>& h, const ParamMirror<S>& p, const std::vector<double>& betas, Tempering mode,
-                    int rungs, Eigen::Index chains, Mat<S>& inputs);
+                    int rungs, Eigen::Index chains, Mat<S>& inputs, int extra_rungs = 0);
 
 // v ~ p(v | h) = Bernoulli(σ(inputs)) for the first `rows` chains.
 template <class S>
