@@ -5,10 +5,12 @@
  *
  *   bench_capi_updates [--config pcd1|pt10x10|pt10x100] [--no-data-moves] [--rows f64|f32|u8] [--hidden 500]
  *                [--batch 100] [--threads N] [--repeats 3] [--min-time 1.0] [--warmup 20] [--seed 1]
+ *                [--data-move-interval I] [--data-pool-rows N]
  *
  * pcd1: method 1 (PCD-1), 100 chains. ptMxN: method 2 (SML-PT with the log Z tracker), M temperatures, N chains
  * each. --no-data-moves sets data_move_rungs 0 (the paper's sampler); without it the data moves are on, as by
- * default. Learning rate 1e-3 (the default). bench/rbm/run.py runs it beside the core's bench_rbm_updates. */
+ * default; --data-move-interval and --data-pool-rows set data_move_interval and data_pool_rows (default: the
+ * library's). Learning rate 1e-3 (the default). bench/rbm/run.py runs it beside the core's bench_rbm_updates. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,13 +36,13 @@ static void usage(void) {
   fprintf(stderr,
           "usage: bench_capi_updates [--config pcd1|pt10x10|pt10x100] [--no-data-moves] [--rows f64|f32|u8]\n"
           "                          [--hidden N] [--batch B] [--threads T] [--repeats R] [--min-time S] [--warmup W]\n"
-          "                    [--seed S]\n");
+          "                    [--seed S] [--data-move-interval I] [--data-pool-rows N]\n");
   exit(2);
 }
 
 int main(int argc, char **argv) {
   const char *config = "pcd1", *rows = "f64";
-  int data_moves = 1, threads = 0, repeats = 3, warmup = 20;
+  int data_moves = 1, threads = 0, repeats = 3, warmup = 20, move_interval = 0, pool_rows = 0;
   int32_t n_hidden = 500;
   int64_t batch = 100;
   double min_time = 1.0;
@@ -71,6 +73,10 @@ int main(int argc, char **argv) {
       warmup = atoi(v);
     else if (strcmp(a, "--seed") == 0)
       seed = (uint64_t)atoll(v);
+    else if (strcmp(a, "--data-move-interval") == 0)
+      move_interval = atoi(v);
+    else if (strcmp(a, "--data-pool-rows") == 0)
+      pool_rows = atoi(v);
     else
       usage();
     ++i;
@@ -112,6 +118,8 @@ int main(int argc, char **argv) {
   check(zeta_options_set(opts, "chains_per_temperature", chains), "chains_per_temperature");
   check(zeta_options_set(opts, "seed", (double)seed), "seed");
   if (!data_moves) check(zeta_options_set(opts, "data_move_rungs", 0), "data_move_rungs");
+  if (pool_rows > 0) check(zeta_options_set(opts, "data_pool_rows", pool_rows), "data_pool_rows");
+  if (move_interval > 0) check(zeta_options_set(opts, "data_move_interval", move_interval), "data_move_interval");
   zeta_trainer *trainer = NULL;
   check(zeta_trainer_new(rbm, opts, &trainer), "zeta_trainer_new");
 

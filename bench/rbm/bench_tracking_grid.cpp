@@ -9,13 +9,14 @@
 //                       [--batch 20] [--lr 1e-3] [--lr-decay 0] [--chains 10] [--temperatures 10] [--adaptive]
 //                       [--updates 6000] [--checkpoints 40] [--burn-in 500] [--seed 1] [--init zero|data|batch]
 //                       [--sampler default|paper|data-moves] [--data-move-rungs K] [--data-pool-rows N]
-//                       [--trace FILE] [--update-trace FILE]
+//                       [--data-move-interval I] [--trace FILE] [--update-trace FILE]
 //
 // Data: fashion = Debian's Fashion-MNIST training split, binarised at 0.5, the first --rows rows (0: all) whose
 // label is in --classes; bas = the Bars-and-Stripes images of --bas-size (all of them; --rows and --classes unused).
 // Samplers (everything else is RbmTrainerConfig's default): default = RbmTrainerConfig{} as it stands in the library;
 // paper = Desjardins et al.'s sampler (data_move_rungs 0, no cold-rung sweeps); data-moves = data_move_rungs 1.
-// --data-move-rungs K and --data-pool-rows N override the sampler's data_move_rungs and data_pool_rows. --init zero:
+// --data-move-rungs K, --data-pool-rows N and --data-move-interval I override the sampler's data_move_rungs,
+// data_pool_rows and data_move_interval. --init zero:
 // W, b, c = 0 (a fresh Rbm); data: Rbm::init_from_data on all the rows (Hinton's, weight sd 0.01); batch: the fresh
 // Rbm handed to the training session with init_from_data on, as a C API user's zeta_trainer_step loop does, so that
 // the session initialises it from the first mini-batch's rows. Training runs through RbmTrainingSession (the front
@@ -79,8 +80,9 @@ struct Options {
   std::uint64_t seed = 1;
   std::string init = "zero";
   std::string sampler = "default";
-  int data_move_rungs = -1;  // -1: the sampler's
-  int data_pool_rows = -1;   // -1: the sampler's
+  int data_move_rungs = -1;     // -1: the sampler's
+  int data_pool_rows = -1;      // -1: the sampler's
+  int data_move_interval = -1;  // -1: the sampler's
   std::string trace;
   std::string update_trace;
 };
@@ -127,6 +129,7 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--sampler", o.sampler, "default | paper | data-moves")->capture_default_str();
   app.add_option("--data-move-rungs", o.data_move_rungs, "overrides the sampler's data_move_rungs");
   app.add_option("--data-pool-rows", o.data_pool_rows, "overrides the sampler's data_pool_rows");
+  app.add_option("--data-move-interval", o.data_move_interval, "overrides the sampler's data_move_interval");
   app.add_option("--trace", o.trace, "CSV of every checkpoint");
   app.add_option("--update-trace", o.update_trace,
                  "CSV of every update: tracked log Z and sd, beta = 1 ESS/N, the bridges' innovation");
@@ -146,6 +149,8 @@ void check(const Options& o) {
     throw std::runtime_error("--sampler must be default, paper or data-moves");
   if (o.data_move_rungs > o.temperatures) throw std::runtime_error("--data-move-rungs must be <= --temperatures");
   if (o.data_pool_rows == 0 || o.data_pool_rows < -1) throw std::runtime_error("--data-pool-rows must be >= 1");
+  if (o.data_move_interval == 0 || o.data_move_interval < -1)
+    throw std::runtime_error("--data-move-interval must be >= 1");
 }
 
 MatrixD load_data(const Options& o) {
@@ -293,6 +298,7 @@ int main(int argc, char** argv) {
     }
     if (o.data_move_rungs >= 0) config.data_move_rungs = o.data_move_rungs;
     if (o.data_pool_rows >= 1) config.data_pool_rows = o.data_pool_rows;
+    if (o.data_move_interval >= 1) config.data_move_interval = o.data_move_interval;
     config.init_from_data = o.init == "batch";
     config.method = zeta::NegativePhase::kPT;
     config.n_temperatures = o.temperatures;
@@ -464,6 +470,7 @@ int main(int argc, char** argv) {
     s += ",\"sampler\":\"" + o.sampler + "\"";
     s += ",\"data_move_rungs\":" + std::to_string(config.data_move_rungs);
     s += ",\"data_pool_rows\":" + std::to_string(config.data_pool_rows);
+    s += ",\"data_move_interval\":" + std::to_string(config.data_move_interval);
     s += ",\"threads\":" + std::to_string(zeta::max_threads());
     s += ",\"cold_sweep_rungs\":" + std::to_string(config.cold_sweep_rungs);
     s += ",\"cold_sweeps\":" + std::to_string(config.cold_sweeps);

@@ -25,6 +25,9 @@ that pass the filters):
   --inits data          only the cells of one start (zero, data; comma-separated)
   --data-pool-rows N    the data moves' pool (RbmTrainerConfig::data_pool_rows; default the library's, 1000)
   --threads N           OpenMP threads per run (default 1; the thread count changes the run's rounding)
+  --samplers S,...      instead of paper,data-moves: also default (the library's RbmTrainerConfig), data-moves-K
+                        (moves at the K coldest rungs) and default-every-I (a data move every I sweeps); the
+                        default-rate CSV's default-every-1 runs are the library's default before data_move_interval
   --ladder adaptive     adaptive tempering instead of the linear ladder (the cell's name then ends in |adaptive)
   --family hidden-case  instead of the grid, 12 cells around a case that went 7.6 sd off unwarned (784x16, two
                         classes, batch 20, 20 chains on 10 adaptive rungs, eps 1e-3; started by the session from
@@ -160,9 +163,12 @@ def command(binary, c, sampler, args, trace):
         cmd += ["--adaptive"]
     if args.data_pool_rows:
         cmd += ["--data-pool-rows", str(args.data_pool_rows)]
-    # "data-moves-K": the data-moves sampler with data moves at the K coldest rungs.
+    # "data-moves-K": the data-moves sampler with data moves at the K coldest rungs; "default-every-I": the default
+    # sampler with a data move every I Gibbs sweeps (data_move_interval I).
     if sampler.startswith("data-moves-"):
         cmd += ["--sampler", "data-moves", "--data-move-rungs", sampler[len("data-moves-"):]]
+    elif sampler.startswith("default-every-"):
+        cmd += ["--sampler", "default", "--data-move-interval", sampler[len("default-every-"):]]
     else:
         cmd += ["--sampler", sampler]
     if c["data"] == "fashion":
