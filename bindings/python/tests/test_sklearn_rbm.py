@@ -258,6 +258,19 @@ def test_bad_input_is_refused_with_the_entry_named(data):
         BernoulliRBM(method="gibbs").fit(data)
     with pytest.raises(zeta.ZetaArgumentError, match="no_such_key"):
         BernoulliRBM(options={"no_such_key": 1}).fit(data)
+    with pytest.raises(ValueError, match="data_move_interval"):
+        BernoulliRBM(data_move_interval=0).fit(data)
+
+
+def test_data_move_interval_reaches_the_trainer(data):
+    """data_move_interval is the trainer key of that name: the estimator trains the bits a Trainer given it does."""
+    est = BernoulliRBM(n_components=4, n_iter=2, random_state=3, data_move_interval=1)
+    assert est.trainer_options()["data_move_interval"] == 1
+    assert "data_move_interval" not in BernoulliRBM().trainer_options()  # zeta's default
+    every, default = est.fit(data), BernoulliRBM(n_components=4, n_iter=2, random_state=3).fit(data)
+    same = BernoulliRBM(n_components=4, n_iter=2, random_state=3, options={"data_move_interval": 1}).fit(data)
+    assert bits(every.components_).tolist() == bits(same.components_).tolist()
+    assert bits(every.components_).tolist() != bits(default.components_).tolist()
 
 
 def test_a_failed_fit_changes_nothing(data):

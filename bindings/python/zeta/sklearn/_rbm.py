@@ -40,7 +40,8 @@ class BernoulliRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
     docs/python.md's measurement), "pt" (parallel tempering with log Z tracked during training) or "cd";
     ``n_temperatures`` PT's rungs; ``n_chains`` persistent chains per rung (None: ``batch_size`` with PCD, as
     scikit-learn keeps them; zeta's 10 per rung with PT); ``gibbs_steps`` sweeps per update; ``data_move_rungs`` the
-    coldest rungs whose chains also get data-driven moves (None: zeta's default, 1 with PCD and PT); ``momentum``,
+    coldest rungs whose chains also get data-driven moves (None: zeta's default, 1 with PCD and PT);
+    ``data_move_interval`` Gibbs sweeps per data move (None: zeta's default, 2); ``momentum``,
     ``weight_decay``; ``options`` a dict of any further trainer option key of zeta.h; ``n_threads`` zeta's threads
     for this estimator's calls (None: the calling thread's setting); ``log_z_method``, ``ais_runs``, ``ais_betas``,
     ``exact_max_units``: how ``score_samples`` gets log Z (see log_partition).
@@ -64,6 +65,7 @@ class BernoulliRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         "n_chains": [C.POSITIVE_INT, None],
         "gibbs_steps": [C.POSITIVE_INT],
         "data_move_rungs": [C.NONNEGATIVE_INT, None],
+        "data_move_interval": [C.POSITIVE_INT, None],
         "momentum": [C.UNIT_REAL],
         "weight_decay": [Interval(numbers.Real, 0, None, closed="left")],
         "options": C.OPTIONS,
@@ -88,6 +90,7 @@ class BernoulliRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         n_chains=None,
         gibbs_steps=1,
         data_move_rungs=None,
+        data_move_interval=None,
         momentum=0.0,
         weight_decay=0.0,
         options=None,
@@ -108,6 +111,7 @@ class BernoulliRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         self.n_chains = n_chains
         self.gibbs_steps = gibbs_steps
         self.data_move_rungs = data_move_rungs
+        self.data_move_interval = data_move_interval
         self.momentum = momentum
         self.weight_decay = weight_decay
         self.options = options
@@ -134,6 +138,8 @@ class BernoulliRBM(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
             keys["n_temperatures"] = int(self.n_temperatures)
         if self.data_move_rungs is not None:
             keys["data_move_rungs"] = int(self.data_move_rungs)
+        if self.data_move_interval is not None:
+            keys["data_move_interval"] = int(self.data_move_interval)
         keys.update(self.options or {})
         return keys
 
