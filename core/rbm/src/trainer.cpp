@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "zeta/base/detail/gemm.hpp"
 #include "zeta/base/detail/kernels.hpp"
@@ -35,6 +36,59 @@ void require_hidden_units(const Rbm& rbm, Eigen::Index made_for) {
   require(rbm.n_hidden() == made_for, "the RBM has " + std::to_string(rbm.n_hidden()) +
                                           " hidden units, the trainer was made for " + std::to_string(made_for) +
                                           ": make a new trainer for the changed model");
+}
+
+// W ← W + Δ with Δ = μΔ + ε(∇ − λW) over n consecutive entries, in double, the new weights to `next` and their copy
+// in S to `mirror` (EngineImpl::apply_update; inc: the momentum's Δ, null without momentum). One function for the
+// whole matrix and for a row whose gradient was just added up, so that both give the same bits. Returns the largest
+// exponent field of the new weights (all ones for ±inf and NaN): the divergence check in the same pass, an integer
+// max that vectorises, where allFinite() or a floating-point sum would walk W once more.
+template <class S>
+std::uint64_t step_weights(const double* __restrict W, const S* __restrict g, double* __restrict next,
+                           S* __restrict mirror, double* __restrict inc, Eigen::Index n, double lr, double decay,
+                           double mu) {
+  constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
+  std::uint64_t max_exponent = 0;
+  if (mu == 0.0) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double w = W[i] + lr * (static_cast<double>(g[i]) - decay * W[i]);
+      next[i] = w;
+      mirror[i] = static_cast<S>(w);
+      std::uint64_t bits;
+      std::memcpy(&bits, &w, sizeof bits);
+      max_exponent = std::max(max_exponent, bits & kExponent);
+    }
+  } else {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      inc[i] = mu * inc[i] + lr * (static_cast<double>(g[i]) - decay * W[i]);
+      const double w = W[i] + inc[i];
+      next[i] = w;
+      mirror[i] = static_cast<S>(w);
+      std::uint64_t bits;
+      std::memcpy(&bits, &w, sizeof bits);
+      max_exponent = std::max(max_exponent, bits & kExponent);
+    }
+  }
+  return max_exponent;
+}
+
+// words[i] = the rows r of x (≤ 64, entries 0 or 1) with x(r, i) = 1, as bits. False, when x has more than 64 rows
+// or an entry other than 0 and 1 (visible probabilities), or is empty.
+template <class S>
+bool selection_words(const Mat<S>& x, std::vector<std::uint64_t>& words) {
+  if (x.rows() == 0 || x.rows() > 64) return false;
+  words.assign(static_cast<std::size_t>(x.cols()), 0);
+  std::uint64_t* out = words.data();
+  std::uint64_t other = 0;  // branch-free, so that the loop vectorises
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    const S* row = x.row(r).data();
+    for (Eigen::Index i = 0; i < x.cols(); ++i) {
+      const std::uint64_t one = row[i] != S(0);
+      other |= one & static_cast<std::uint64_t>(row[i] != S(1));
+      out[i] |= one << r;
+    }
+  }
+  return other == 0;
 }
 
 }  // namespace
@@ -140,8 +194,14 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
         }
       }
     });
-    gradient_W_.resize(data_.cols(), positive_.cols());
-    multiply_binary<S>(step_rows_, Transpose::kYes, step_stats_, Transpose::kNo, gradient_W_);
+    // Up to 64 stacked rows of 0/1 (scikit-learn's default: 10 + 10), apply_update adds up each row of ∇W from the
+    // rows of step_stats_ its word selects as it steps that row of W: there a GEMM's setup and the cleared n_v x n_h
+    // result it writes and apply_update reads back cost more than the sums. Otherwise the product first.
+    const bool gradient_by_rows = selection_words(step_rows_, gradient_words_);
+    if (!gradient_by_rows) {
+      gradient_W_.resize(data_.cols(), positive_.cols());
+      multiply_binary<S>(step_rows_, Transpose::kYes, step_stats_, Transpose::kNo, gradient_W_);
+    }
     // The four column sums on the threads, one each (the same sums, and so bits, as on one thread).
     Eigen::Matrix<S, 1, Eigen::Dynamic> sums[4];
     for_shared_chunks(4, max_threads(), step_rows * step_rows_.cols() >= kMinParallelEntries, [&](Eigen::Index i) {
@@ -157,7 +217,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
     const bool low_rank = persistent &&
                           low_rank_refresh_pays(cfg, rbm.n_visible(), rbm.n_hidden(), static_cast<int>(step_rows));
     if (low_rank) c_before_ = params_.c;  // the step overwrites it
-    apply_update(rbm, learning_rate, grad_b, grad_c);
+    apply_update(rbm, learning_rate, gradient_by_rows, grad_b, grad_c);
 
     if (persistent) {
       if (record) own_before_ = sampler_.own_log_q();
@@ -210,45 +270,53 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
   // W ← W + Δ with Δ = μΔ + ε(∇ − λW), in double, and the sampler's copy refreshed in the same pass. The new W is
   // written to the trainer's second buffer, which then trades places with the model's: the old W stays there for
   // SmlTrainer::undo_last_update, without a copy. A step that would make a parameter non-finite changes none.
-  void apply_update(Rbm& rbm, double lr, const VectorD& grad_b, const VectorD& grad_c) {
+  // ∇W comes from gradient_W_, or with gradient_by_rows row by row from step_stats_ and gradient_words_.
+  void apply_update(Rbm& rbm, double lr, bool gradient_by_rows, const VectorD& grad_b, const VectorD& grad_c) {
     const RbmTrainerConfig& cfg = owner_.config_;
-    const Eigen::Index n = rbm.W().size();
+    const Eigen::Index n = rbm.W().size(), cols = rbm.W().cols();
     MatrixD& next_W = owner_.previous_W_;
-    next_W.resize(rbm.W().rows(), rbm.W().cols());
-    // Distinct arrays: restrict lets the compiler vectorise the loops without runtime overlap checks.
-    const double* __restrict W = rbm.W().data();
-    double* __restrict next = next_W.data();
-    S* __restrict mirror = params_.W.data();
-    const S* __restrict g = gradient_W_.data();
+    next_W.resize(rbm.W().rows(), cols);
+    const double* W = rbm.W().data();
+    double* next = next_W.data();
+    S* mirror = params_.W.data();
     const double mu = cfg.momentum;
     const double decay = cfg.weight_decay;
-    // Divergence check in the same pass: the largest exponent field of the new weights (all ones for ±inf and
-    // NaN), an integer max that vectorises, where allFinite() or a floating-point sum would walk W once more.
+    double* inc = mu == 0.0 ? nullptr : owner_.inc_W_.data();
     constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
     std::uint64_t max_exponent = 0;
     // Elementwise, so any split among the threads gives the same bits; small models stay on the calling thread.
     [[maybe_unused]] const bool parallel = n >= (Eigen::Index{1} << 16);
-    if (mu == 0.0) {
-#pragma omp parallel for schedule(static) reduction(max : max_exponent) if (parallel)
-      for (Eigen::Index i = 0; i < n; ++i) {
-        const double w = W[i] + lr * (static_cast<double>(g[i]) - decay * W[i]);
-        next[i] = w;
-        mirror[i] = static_cast<S>(w);
-        std::uint64_t bits;
-        std::memcpy(&bits, &w, sizeof bits);
-        max_exponent = std::max(max_exponent, bits & kExponent);
+    if (gradient_by_rows) {
+      const std::uint64_t* words = gradient_words_.data();
+      const S* stats = step_stats_.data();
+      const Eigen::Index rows = rbm.W().rows();
+#pragma omp parallel reduction(max : max_exponent) if (parallel)
+      {
+        Vec<S> gradient_row(cols);
+#pragma omp for schedule(static)
+        for (Eigen::Index i = 0; i < rows; ++i) {
+          // The selected rows added in order to a zero sum: OpenBLAS's GEMM gave the same bits (checked).
+          gradient_row.setZero();
+          for (std::uint64_t word = words[i]; word != 0; word &= word - 1) {
+            const auto k = static_cast<Eigen::Index>(__builtin_ctzll(word));
+            gradient_row += Eigen::Map<const Vec<S>>(stats + k * cols, cols);
+          }
+          const Eigen::Index at = i * cols;
+          max_exponent = std::max(max_exponent,
+                                  step_weights<S>(W + at, gradient_row.data(), next + at, mirror + at,
+                                                  inc != nullptr ? inc + at : nullptr, cols, lr, decay, mu));
+        }
       }
     } else {
-      double* __restrict inc = owner_.inc_W_.data();
+      constexpr Eigen::Index kPiece = 4096;
+      const Eigen::Index pieces = (n + kPiece - 1) / kPiece;
+      const S* g = gradient_W_.data();
 #pragma omp parallel for schedule(static) reduction(max : max_exponent) if (parallel)
-      for (Eigen::Index i = 0; i < n; ++i) {
-        inc[i] = mu * inc[i] + lr * (static_cast<double>(g[i]) - decay * W[i]);
-        const double w = W[i] + inc[i];
-        next[i] = w;
-        mirror[i] = static_cast<S>(w);
-        std::uint64_t bits;
-        std::memcpy(&bits, &w, sizeof bits);
-        max_exponent = std::max(max_exponent, bits & kExponent);
+      for (Eigen::Index k = 0; k < pieces; ++k) {
+        const Eigen::Index at = k * kPiece, count = std::min(kPiece, n - at);
+        max_exponent = std::max(max_exponent,
+                                step_weights<S>(W + at, g + at, next + at, mirror + at,
+                                                inc != nullptr ? inc + at : nullptr, count, lr, decay, mu));
       }
     }
     owner_.inc_b_ = mu * owner_.inc_b_ + lr * grad_b;
@@ -353,7 +421,8 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
   Rng rng_;
   std::uint64_t synced_revision_ = 0;
   Mat<S> data_, positive_, positive_preactivations_, negative_, gradient_W_;
-  Mat<S> step_rows_, step_stats_;  // the gradient's factors, also those of refresh_low_rank
+  std::vector<std::uint64_t> gradient_words_;  // per visible unit, the stacked rows that select it (≤ 64 rows)
+  Mat<S> step_rows_, step_stats_;              // the gradient's factors, also those of refresh_low_rank
   Vec<S> c_before_;
   VectorD own_before_;
 };
