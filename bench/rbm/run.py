@@ -13,6 +13,8 @@ rounds' own ratios.
 Peers:
   torch    PyTorch (python3-torch), float32, exactly zeta's update (below); PT written the same way.
   sklearn  scikit-learn BernoulliRBM.partial_fit on batches of 100 (its PCD-1; float64, 5 GEMMs per update).
+  python   zeta's own package (bindings/python over this build's libzeta.so): the default trainer stepped on a numpy
+           array per update, float64 and uint8 rows, beside the same loop in C (bench_capi_updates).
 Each peer runs with the BLAS that libblas.so.3 resolves to (Debian's default: the reference BLAS) and, when an
 OpenBLAS directory is available (--openblas-dir, or Debian's libopenblas0-pthread installed), once more with
 OpenBLAS loaded through LD_LIBRARY_PATH: the faster of the two is the one the targets are checked against.
@@ -179,6 +181,41 @@ def sklearn_peer(data_path, threads, configs, min_time, seed):
     return {"version": sklearn.__version__, "pcd1": time_updates(update, min_time)}
 
 
+# ------------------------------------------------------------------------------------- zeta from Python
+def python_peer(data_path, threads, configs, min_time, seed):
+    """The default trainer from Python (bindings/python over the build's libzeta.so), as bench_capi_updates drives it
+    through the C API: zeta.Rbm + init_from_data + zeta.Trainer with the method and the chains set, every other
+    option at its default; Trainer.step on a numpy array per update, float64 rows and uint8 rows."""
+    import numpy as np
+
+    sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
+    import zeta
+
+    zeta.set_num_threads(threads)
+    rows = zeta.data.default("train").values
+    n_batches = rows.shape[0] // BATCH
+    out = {"version": zeta.__version__}
+    for name in configs:
+        temperatures, chains = CONFIGS[name]
+        for dtype, kind in ((np.float64, "f64"), (np.uint8, "u8")):
+            data = rows.astype(dtype)
+            batches = [data[i * BATCH:(i + 1) * BATCH] for i in range(n_batches)]
+            with zeta.Rbm(N_VISIBLE, N_HIDDEN, seed=seed) as rbm:
+                rbm.init_from_data(rows, 0.01)
+                with zeta.Trainer(rbm, method=1 if temperatures == 1 else 2, n_temperatures=temperatures,
+                                  chains_per_temperature=chains, seed=seed) as trainer:
+                    state = {"i": 0}
+
+                    def update():
+                        trainer.step(batches[state["i"] % n_batches])
+                        state["i"] += 1
+
+                    for _ in range(20):  # bench_capi_updates' warm-up
+                        update()
+                    out[f"{name}/{kind}/moves"] = time_updates(update, min_time)
+    return out
+
+
 def run_peer_process(peer, args, threads, blas_dir):
     env = dict(os.environ)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -189,7 +226,8 @@ def run_peer_process(peer, args, threads, blas_dir):
            "--min-time", str(args.min_time), "--configs", args.configs]
     res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
     out = json.loads(res.stdout)
-    out["blas"] = blas_name(env)
+    if peer != "python":
+        out["blas"] = blas_name(env)
     return out
 
 
@@ -244,7 +282,7 @@ def main():
     configs = [c for c in args.configs.split(",") if c]
 
     if args.peer:
-        fn = {"torch": torch_peer, "sklearn": sklearn_peer}[args.peer]
+        fn = {"torch": torch_peer, "sklearn": sklearn_peer, "python": python_peer}[args.peer]
         print(json.dumps(fn(args.data, int(args.threads), configs, args.min_time, 1)))
         return
 
@@ -255,6 +293,7 @@ def main():
             sys.exit(f"{path} not found: cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release && "
                      "cmake --build build-bench --target bench_rbm_updates bench_capi_updates")
     args.data = os.path.join(args.build, "bench", "rbm_train_rows.u8")
+    os.environ.setdefault("ZETA_LIBRARY", os.path.join(args.build, "capi"))  # the Python peer loads this build
     subprocess.run([bench, "--dump-data", args.data], check=True, capture_output=True)
     openblas = args.openblas_dir
     if openblas is None and os.path.exists("/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3"):
@@ -287,6 +326,7 @@ def main():
                     out = subprocess.run(cmd, check=True, capture_output=True, text=True)
                     capi[f"{name}/{rows}/{'moves' if moves else 'no_moves'}"] = json.loads(out.stdout)["rates"][0]
             res.setdefault("capi", []).append(capi)
+            res.setdefault("python", []).append(run_peer_process("python", args, threads, None))
             for peer, blas_dir in variants:
                 peer_configs = configs if peer == "torch" else ["pcd1"]
                 a = argparse.Namespace(**{**vars(args), "configs": ",".join(peer_configs)})
@@ -321,10 +361,13 @@ def capi_report(results, configs, variants):
              "What a user's program gets: `zeta_trainer_new` with every option at its default but the method and "
              "the chains (data moves on; PT trains with its log Z tracker), `zeta_trainer_step` on a row buffer per "
              "update (`bench_capi_updates`, doubles or 0/1 bytes), against the same update in the core "
-             "(`bench_rbm_updates --data-moves 1 --tracked`) and with the data moves off. Medians over the rounds.", "",
+             "(`bench_rbm_updates --data-moves 1 --tracked`) and with the data moves off; and the same from Python "
+             "(`zeta.Trainer.step` on a numpy array per update, float64 or uint8 rows). Medians over the rounds; "
+             "Python / C API is the median of the rounds' ratios, doubles to doubles.", "",
              "| threads | config | C API, doubles | C API, bytes | core, same options | C API / core | "
-             "C API, moves off | moves on / off | C API / best torch |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "C API, moves off | moves on / off | C API / best torch | Python, doubles | Python, bytes | "
+             "Python / C API |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     checks, missed = [], []
     for threads, res in results.items():
         if "capi" not in res:
@@ -339,8 +382,12 @@ def capi_report(results, configs, variants):
             ratio_core = med([a / b for a, b in zip(f64, core)])
             ratio_moves = med([a / b for a, b in zip(f64, off)])
             vs_torch = med(f64) / torch if torch == torch else float("nan")
+            py_f64 = [p[f"{name}/f64/moves"] for p in res.get("python", [])]
+            py_u8 = [p[f"{name}/u8/moves"] for p in res.get("python", [])]
+            ratio_python = med([a / b for a, b in zip(py_f64, f64)])
             lines.append(f"| {threads} | {name} | {med(f64):.1f} | {med(u8):.1f} | {med(core):.1f} | "
-                         f"{ratio_core:.2f} | {med(off):.1f} | {ratio_moves:.2f} | {vs_torch:.2f}× |")
+                         f"{ratio_core:.2f} | {med(off):.1f} | {ratio_moves:.2f} | {vs_torch:.2f}× | "
+                         f"{med(py_f64):.1f} | {med(py_u8):.1f} | {ratio_python:.2f} |")
             if threads != 1:
                 continue
             label = f"1 thread, {name}"
@@ -350,13 +397,15 @@ def capi_report(results, configs, variants):
                 items.append((f"defaults vs PyTorch {vs_torch:.2f}×", vs_torch >= want, f"≥ {want}×"))
             items.append((f"moves on / off {ratio_moves:.2f}", ratio_moves >= 0.8, "≥ 0.8"))
             items.append((f"C API / core {ratio_core:.2f}", ratio_core >= 0.95, "≥ 0.95"))
+            if py_f64:
+                items.append((f"Python / C API {ratio_python:.2f}", ratio_python >= 0.95, "≥ 0.95"))
             checks.append(f"- {label}: " + "; ".join(f"{t} ({w}: {'met' if ok else 'MISSED'})" for t, ok, w in items))
             missed += [f"{label} ({t})" for t, ok, _ in items if not ok]
     if not checks:
         return []
     lines += ["", "Targets (one thread): the default trainer through the C API ≥ 1.5× PyTorch's plain PCD-1 and, on "
               "PT 10×10, ≥ 2× PyTorch's PT; data moves on ≥ 0.8× the rate with them off; the C API ≥ 95% of the "
-              "core's rate for the same options.", ""] + checks
+              "core's rate for the same options, and Python ≥ 95% of the C API's.", ""] + checks
     lines += ["", "**Status of the default trainer (this run): " +
               ("all targets met.**" if not missed else "targets MISSED: " + "; ".join(missed) + ".**")]
     return lines
