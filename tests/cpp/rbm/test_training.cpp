@@ -140,6 +140,45 @@ TEST(Training, SameSeedSameParameters) {
   }
 }
 
+// One update is W + ε(Xᵀσ(XW + c)/B − Vᵀσ(VW + c)/R − λW) for its data X and the chains V it leaves (PCD: the states
+// its negative phase used; with momentum, from rest, the same first step), whichever way the gradient is added up:
+// row by row for up to 64 stacked rows of 0/1 (10 + 10 here), by a product beyond (50 + 50). Against this double
+// evaluation, the float kernels' pre-activations (sums of about 20 terms of size 0.1) are good to about 1e-6 and a
+// gradient entry is a mean of such errors, so lr·1e-5 per entry leaves a margin of ten; double agrees to rounding.
+TEST(Training, AnUpdateIsTheGradientStepOfItsChains) {
+  const double lr = 0.05, decay = 1e-3;
+  for (const int rows : {10, 50}) {
+    for (const bool single : {true, false}) {
+      for (const double momentum : {0.0, 0.9}) {
+        Rbm rbm = random_rbm(60, 40, 91, 0.1, 0.1);
+        const MatrixD W0 = rbm.W();
+        const VectorD c0 = rbm.c();
+        RbmTrainerConfig config;
+        config.method = NegativePhase::kPCD;
+        config.chains_per_temperature = rows;
+        config.learning_rate = lr;
+        config.momentum = momentum;
+        config.weight_decay = decay;
+        config.single_precision = single;
+        config.seed = 3;
+        SmlTrainer trainer(rbm, config);
+        Rng rng(92);
+        MatrixD x(rows, 60);
+        for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = rng.uniform() < 0.3 ? 1.0 : 0.0;
+        trainer.step(x);
+        const MatrixD v = trainer.chains(0);
+        const auto hidden = [&](const MatrixD& s) -> MatrixD {
+          return ((s * W0).rowwise() + c0.transpose()).array().logistic().matrix();
+        };
+        const MatrixD gradient = (x.transpose() * hidden(x) - v.transpose() * hidden(v)) / rows;
+        const MatrixD expected = W0 + lr * (gradient - decay * W0);
+        EXPECT_LE((rbm.W() - expected).cwiseAbs().maxCoeff(), single ? lr * 1e-5 : 1e-12)
+            << rows << " rows, " << (single ? "float" : "double") << ", momentum " << momentum;
+      }
+    }
+  }
+}
+
 // A long run resumes from a checkpoint of its chains: every rung's chains are replaced as given, and bad shapes
 // or non-binary states are refused without touching the chains held.
 TEST(Training, SetChainsReplacesEveryRung) {
