@@ -77,12 +77,15 @@ std::uint64_t step_weights(const double* __restrict W, const S* __restrict g, do
 template <class S>
 bool selection_words(const Mat<S>& x, std::vector<std::uint64_t>& words) {
   if (x.rows() == 0 || x.rows() > 64) return false;
-  words.assign(static_cast<std::size_t>(x.cols()), 0);
+  // Branch-free, and the sizes in locals (a store to the words may alias an Eigen::Index), so that the loop
+  // vectorises.
+  const Eigen::Index rows = x.rows(), cols = x.cols();
+  words.assign(static_cast<std::size_t>(cols), 0);
   std::uint64_t* out = words.data();
-  std::uint64_t other = 0;  // branch-free, so that the loop vectorises
-  for (Eigen::Index r = 0; r < x.rows(); ++r) {
-    const S* row = x.row(r).data();
-    for (Eigen::Index i = 0; i < x.cols(); ++i) {
+  std::uint64_t other = 0;
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    const S* row = x.data() + r * cols;
+    for (Eigen::Index i = 0; i < cols; ++i) {
       const std::uint64_t one = row[i] != S(0);
       other |= one & static_cast<std::uint64_t>(row[i] != S(1));
       out[i] |= one << r;
