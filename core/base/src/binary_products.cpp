@@ -94,6 +94,8 @@ bool multiply_binary_mapped(ConstMatrixRef<S> a, Transpose op_a, ConstMatrixRef<
     if (few || tables) transpose_bits(a_bits, a.rows(), a.cols(), column_bits);
     if (few) summed = sum_selected<S>(column_bits, inner, b, tb, max_fraction_columns, c);
     if (!summed && tables) summed = mapped = sum_by_tables<S>(column_bits, inner, b, tb, c, affine);
+  } else if (!tb && c.rows() <= kFewRows) {  // too few rows for the blocked sums' copies or the tables to pay
+    summed = sum_selected_few_rows<S>(a_bits, inner, b, max_fraction_rows, c);
   } else {
     summed = sum_selected<S>(a_bits, inner, b, tb, max_fraction_rows, c);
     if (!summed && tables) summed = mapped = sum_by_tables<S>(a_bits, inner, b, tb, c, affine);

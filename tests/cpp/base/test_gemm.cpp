@@ -401,6 +401,44 @@ TEST(Gemm, BinarySumsSameBitsForAnyThreadCount) {
 #endif
 }
 
+// Fewer than 32 rows add up their selected rows of b straight from b (sum_selected_few_rows): every entry in the
+// order of the entries, a row of mostly ones as b's column sums less the rows it leaves out. Re-derived in that order,
+// the same bits, so the same on every vector width; and one thread's bits on two, at a size that splits.
+TEST(Gemm, BinarySumsOfFewRowsAddTheEntriesInOrder) {
+  Rng rng(25);
+  for (const Eigen::Index cols : {40, 64, 100, 256}) {
+    for (const double density : {0.02, 0.2, 0.85}) {
+      const Mat<float> a = random_binary<float>(10, 784, density, rng), b = random_matrix<float>(784, cols, rng);
+      Mat<float> c(10, cols);
+      multiply_binary<float>(a, Transpose::kNo, b, Transpose::kNo, c);
+      for (Eigen::Index r = 0; r < a.rows(); ++r) {
+        const bool complement = 2 * a.row(r).sum() > static_cast<float>(a.cols());
+        for (Eigen::Index j = 0; j < cols; ++j) {
+          float total = 0.0f, sum = 0.0f;
+          for (Eigen::Index i = 0; i < a.cols(); ++i) {
+            total += b(i, j);
+            if ((a(r, i) == 1.0f) != complement) sum += b(i, j);
+          }
+          ASSERT_EQ(c(r, j), complement ? total - sum : sum)
+              << "cols " << cols << ", density " << density << ", entry (" << r << ", " << j << ")";
+        }
+      }
+    }
+  }
+#ifdef _OPENMP
+  const int saved = omp_get_max_threads();
+  const Mat<float> a = random_binary<float>(16, 784, 0.2, rng), b = random_matrix<float>(784, 2000, rng);
+  Mat<float> out[2];
+  for (int t = 0; t < 2; ++t) {
+    omp_set_num_threads(t + 1);
+    out[t].resize(16, 2000);
+    multiply_binary<float>(a, Transpose::kNo, b, Transpose::kNo, out[t]);
+  }
+  omp_set_num_threads(saved);
+  EXPECT_EQ(out[0], out[1]);
+#endif
+}
+
 // The sums over bᵀ read column blocks transposed from b's rows (in registers, by tiles of 16 or 8 columns): the same
 // blocks, and so the same bits, as the sums over that transpose stored, for inner sizes around the tiles and the
 // last block overlapping the one before it.
