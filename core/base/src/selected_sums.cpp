@@ -14,6 +14,30 @@ namespace zeta::gemm_detail {
 
 namespace {
 
+// Which rows of `bits` add up the entries they do not select (more ones than zeros: fewer rows of b to add, then
+// subtracted from the column sums), and how many rows of b all rows of c then add up together.
+struct RowForms {
+  std::vector<unsigned char> complement;
+  bool any_complement = false;
+  Eigen::Index added = 0;
+};
+
+RowForms row_forms(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries, Eigen::Index rows) {
+  const Eigen::Index words = (n_entries + 63) / 64;
+  RowForms forms;
+  forms.complement.resize(static_cast<std::size_t>(rows));
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    Eigen::Index ones = 0;
+    for (Eigen::Index w = 0; w < words; ++w)
+      ones += __builtin_popcountll(bits[static_cast<std::size_t>(r * words + w)]);
+    const bool flip = 2 * ones > n_entries;
+    forms.complement[static_cast<std::size_t>(r)] = flip;
+    forms.any_complement = forms.any_complement || flip;
+    forms.added += std::min(ones, n_entries - ones);
+  }
+  return forms;
+}
+
 // out[0, kWidth) += Σ b(i, ·) over the entries i of words [w0, w1) set in `bits` (with `complement`, over those not
 // set, the last word masked to its `last_mask` entries). Two accumulators take alternate entries, so the order of the
 // additions is fixed by the bits alone: the same result whatever the CPU's vector width or the number of threads.
@@ -68,18 +92,9 @@ bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries
   const Eigen::Index pass_words = std::max<Eigen::Index>(1, kPassBytes / (64 * kWidth * sizeof(S)));
 #endif
   const std::uint64_t last_mask = last_word_mask(n_entries);
-  std::vector<unsigned char> complement(static_cast<std::size_t>(rows));
-  bool any_complement = false;
-  Eigen::Index added = 0;
-  for (Eigen::Index r = 0; r < rows; ++r) {
-    Eigen::Index ones = 0;
-    for (Eigen::Index w = 0; w < words; ++w)
-      ones += __builtin_popcountll(bits[static_cast<std::size_t>(r * words + w)]);
-    complement[static_cast<std::size_t>(r)] = 2 * ones > n_entries;  // fewer rows to add up
-    any_complement = any_complement || 2 * ones > n_entries;
-    added += std::min(ones, n_entries - ones);
-  }
-  if (static_cast<double>(added) > max_fraction * static_cast<double>(rows * n_entries)) return false;
+  const RowForms forms = row_forms(bits, n_entries, rows);
+  if (static_cast<double>(forms.added) > max_fraction * static_cast<double>(rows * n_entries)) return false;
+  const std::vector<unsigned char>& complement = forms.complement;
   // In double: Eigen::Index is 32 bits in the WebAssembly module.
   const double work = static_cast<double>(rows) * static_cast<double>(cols) *
                       std::max(1.0, static_cast<double>(n_entries) / 4.0);
@@ -100,7 +115,7 @@ bool sum_selected(const std::vector<std::uint64_t>& bits, Eigen::Index n_entries
     // The last block ends at the last column; its columns before j0 belong to the block before it.
     const Eigen::Index j0 = chunk * kWidth, start = std::min(j0, cols - kWidth), skip = j0 - start;
     copy_column_block<S, kWidth>(b, transposed_b, n_entries, start, block);
-    if (any_complement) {  // the block's column sums, row after row: the same order for either form of b
+    if (forms.any_complement) {  // the block's column sums, row after row: the same order for either form of b
       std::fill(sums, sums + kWidth, S(0));
       for (Eigen::Index i = 0; i < n_entries; ++i)
         for (int j = 0; j < kWidth; ++j) sums[j] += block[i * kWidth + j];
@@ -156,25 +171,18 @@ bool sum_selected_few_rows(const std::vector<std::uint64_t>& bits, Eigen::Index 
                            double max_fraction, MatrixRef<S>& c) {
   constexpr int kChunk = 64 / static_cast<int>(sizeof(S)) * 4;  // four cache lines: 8 AVX2 registers of float
   const Eigen::Index rows = c.rows(), cols = c.cols(), words = (n_entries + 63) / 64;
-  std::uint64_t complement = 0;
-  Eigen::Index added = 0;
-  for (Eigen::Index r = 0; r < rows; ++r) {
-    Eigen::Index ones = 0;
-    for (Eigen::Index w = 0; w < words; ++w)
-      ones += __builtin_popcountll(bits[static_cast<std::size_t>(r * words + w)]);
-    if (2 * ones > n_entries) complement |= std::uint64_t{1} << r;  // fewer rows to add up
-    added += std::min(ones, n_entries - ones);
-  }
-  if (static_cast<double>(added) > max_fraction * static_cast<double>(rows * n_entries)) return false;
+  const RowForms forms = row_forms(bits, n_entries, rows);
+  if (static_cast<double>(forms.added) > max_fraction * static_cast<double>(rows * n_entries)) return false;
+  const std::vector<unsigned char>& complement = forms.complement;
   const S* const b_data = b.data();
   const Eigen::Index b_stride = b.outerStride();
   const std::vector<std::uint64_t> all(static_cast<std::size_t>(words), 0);  // complement of nothing: every entry
   if (cols < kChunk) {                                                       // one pass per column
     for (Eigen::Index j = 0; j < cols; ++j) {
       S total = 0, sum = 0;
-      if (complement != 0) add_selected_chunk<S, 1>(all.data(), n_entries, true, b_data + j, b_stride, &total);
+      if (forms.any_complement) add_selected_chunk<S, 1>(all.data(), n_entries, true, b_data + j, b_stride, &total);
       for (Eigen::Index r = 0; r < rows; ++r) {
-        const bool flip = (complement >> r) & 1;
+        const bool flip = complement[static_cast<std::size_t>(r)] != 0;
         add_selected_chunk<S, 1>(bits.data() + r * words, n_entries, flip, b_data + j, b_stride, &sum);
         c(r, j) = flip ? total - sum : sum;
       }
@@ -189,9 +197,10 @@ bool sum_selected_few_rows(const std::vector<std::uint64_t>& bits, Eigen::Index 
   for_shared_chunks(chunks, threads, threads > 1, [&](Eigen::Index chunk) {
     S sums[kChunk], total[kChunk];
     const Eigen::Index j0 = chunk * kChunk, start = std::min(j0, cols - kChunk), skip = j0 - start;
-    if (complement != 0) add_selected_chunk<S, kChunk>(all.data(), n_entries, true, b_data + start, b_stride, total);
+    if (forms.any_complement)
+      add_selected_chunk<S, kChunk>(all.data(), n_entries, true, b_data + start, b_stride, total);
     for (Eigen::Index r = 0; r < rows; ++r) {
-      const bool flip = (complement >> r) & 1;
+      const bool flip = complement[static_cast<std::size_t>(r)] != 0;
       add_selected_chunk<S, kChunk>(bits.data() + r * words, n_entries, flip, b_data + start, b_stride, sums);
       S* out = c.row(r).data() + start;
       for (Eigen::Index j = skip; j < kChunk; ++j) out[j] = flip ? total[j] - sums[j] : sums[j];

@@ -17,6 +17,8 @@ RbmTrainingSession::RbmTrainingSession(Rbm& rbm, const RbmTrainerConfig& config,
     tracked_ = std::make_unique<TrackedTrainer>(rbm, config, tracker);
   else
     plain_ = std::make_unique<SmlTrainer>(rbm, config);
+  // A plain trainer's step fails only before it changes the model (a diverged update): nothing to undo.
+  if (plain_) plain_->set_undoable(false);
 }
 
 const SmlTrainer& RbmTrainingSession::trainer() const { return tracked_ ? tracked_->trainer() : *plain_; }

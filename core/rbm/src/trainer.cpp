@@ -43,20 +43,25 @@ void require_hidden_units(const Rbm& rbm, Eigen::Index made_for) {
 // whole matrix and for a row whose gradient was just added up, so that both give the same bits. Returns the largest
 // exponent field of the new weights (all ones for ±inf and NaN): the divergence check in the same pass, an integer
 // max that vectorises, where allFinite() or a floating-point sum would walk W once more.
+constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
+
+inline std::uint64_t exponent_field(double w) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &w, sizeof bits);
+  return bits & kExponent;
+}
+
 template <class S>
 std::uint64_t step_weights(const double* __restrict W, const S* __restrict g, double* __restrict next,
                            S* __restrict mirror, double* __restrict inc, Eigen::Index n, double lr, double decay,
                            double mu) {
-  constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
   std::uint64_t max_exponent = 0;
   if (mu == 0.0) {
     for (Eigen::Index i = 0; i < n; ++i) {
       const double w = W[i] + lr * (static_cast<double>(g[i]) - decay * W[i]);
       next[i] = w;
       mirror[i] = static_cast<S>(w);
-      std::uint64_t bits;
-      std::memcpy(&bits, &w, sizeof bits);
-      max_exponent = std::max(max_exponent, bits & kExponent);
+      max_exponent = std::max(max_exponent, exponent_field(w));
     }
   } else {
     for (Eigen::Index i = 0; i < n; ++i) {
@@ -64,12 +69,47 @@ std::uint64_t step_weights(const double* __restrict W, const S* __restrict g, do
       const double w = W[i] + inc[i];
       next[i] = w;
       mirror[i] = static_cast<S>(w);
-      std::uint64_t bits;
-      std::memcpy(&bits, &w, sizeof bits);
-      max_exponent = std::max(max_exponent, bits & kExponent);
+      max_exponent = std::max(max_exponent, exponent_field(w));
     }
   }
   return max_exponent;
+}
+
+// step_weights without momentum, the new weights over the old: the same bits, without the second buffer's cache
+// lines to fetch and write back (the step of a W larger than the L2 cache is bound by that traffic).
+template <class S>
+std::uint64_t step_weights_in_place(double* __restrict W, const S* __restrict g, S* __restrict mirror, Eigen::Index n,
+                                    double lr, double decay) {
+  std::uint64_t max_exponent = 0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double w = W[i] + lr * (static_cast<double>(g[i]) - decay * W[i]);
+    W[i] = w;
+    mirror[i] = static_cast<S>(w);
+    max_exponent = std::max(max_exponent, exponent_field(w));
+  }
+  return max_exponent;
+}
+
+// ∇W's row from the stacked rows k of `stats` (`cols` wide) that `word` selects, added in the order of k to a zero sum
+// (the bits of the GEMM). A chunk of columns at a time in registers: a sum kept in memory costs a store per vector
+// and selected row, which on cores that split 512-bit stores in two took most of the time of the sums.
+template <class S>
+void add_up_gradient_row(std::uint64_t word, const S* __restrict stats, Eigen::Index cols, S* __restrict out) {
+  constexpr Eigen::Index kChunk = 64 / static_cast<Eigen::Index>(sizeof(S)) * 4;  // four cache lines
+  Eigen::Index j0 = 0;
+  for (; j0 + kChunk <= cols; j0 += kChunk) {
+    S sum[kChunk] = {};
+    for (std::uint64_t x = word; x != 0; x &= x - 1) {
+      const S* row = stats + static_cast<Eigen::Index>(__builtin_ctzll(x)) * cols + j0;
+      for (Eigen::Index j = 0; j < kChunk; ++j) sum[j] += row[j];
+    }
+    std::copy(sum, sum + kChunk, out + j0);
+  }
+  std::fill(out + j0, out + cols, S(0));
+  for (std::uint64_t x = word; x != 0; x &= x - 1) {
+    const S* row = stats + static_cast<Eigen::Index>(__builtin_ctzll(x)) * cols;
+    for (Eigen::Index j = j0; j < cols; ++j) out[j] += row[j];
+  }
 }
 
 // words[i] = the rows r of x (≤ 64, entries 0 or 1) with x(r, i) = 1, as bits. False, when x has more than 64 rows
@@ -144,6 +184,7 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       params_.sync(rbm);
       sampler_.invalidate();
       synced_revision_ = rbm.revision();
+      weights_exponent_known_ = false;
       if (obs != nullptr) obs->parameters_jumped = true;
     }
     data_.resize(batch.rows(), batch.cols());
@@ -273,19 +314,31 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
   // W ← W + Δ with Δ = μΔ + ε(∇ − λW), in double, and the sampler's copy refreshed in the same pass. The new W is
   // written to the trainer's second buffer, which then trades places with the model's: the old W stays there for
   // SmlTrainer::undo_last_update, without a copy. A step that would make a parameter non-finite changes none.
+  // Without momentum, for an owner that does not undo, and when no entry can become non-finite (so that the rule
+  // before holds), W is stepped in place instead: the same bits.
   // ∇W comes from gradient_W_, or with gradient_by_rows row by row from step_stats_ and gradient_words_.
   void apply_update(Rbm& rbm, double lr, bool gradient_by_rows, const VectorD& grad_b, const VectorD& grad_c) {
     const RbmTrainerConfig& cfg = owner_.config_;
     const Eigen::Index n = rbm.W().size(), cols = rbm.W().cols();
-    MatrixD& next_W = owner_.previous_W_;
-    next_W.resize(rbm.W().rows(), cols);
-    const double* W = rbm.W().data();
-    double* next = next_W.data();
-    S* mirror = params_.W.data();
     const double mu = cfg.momentum;
     const double decay = cfg.weight_decay;
+    const VectorD inc_b = mu * owner_.inc_b_ + lr * grad_b, inc_c = mu * owner_.inc_c_ + lr * grad_c;
+    const VectorD next_b = rbm.b() + inc_b, next_c = rbm.c() + inc_c;
+    if (!next_b.allFinite() || !next_c.allFinite()) diverged();
+    const bool in_place = !owner_.undoable_ && mu == 0.0 && step_stays_finite(lr, decay, gradient_by_rows);
+    Rbm::Edit edit = rbm.edit();  // commits when this function returns or throws
+    MatrixD& next_W = owner_.previous_W_;
+    if (!in_place) next_W.resize(rbm.W().rows(), cols);
+    const double* W = rbm.W().data();
+    double* const model_W = edit.W.data();
+    double* next = in_place ? nullptr : next_W.data();
+    S* mirror = params_.W.data();
     double* inc = mu == 0.0 ? nullptr : owner_.inc_W_.data();
-    constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL;
+    const auto step = [&](Eigen::Index at, const S* g, Eigen::Index count) {
+      return in_place ? step_weights_in_place<S>(model_W + at, g, mirror + at, count, lr, decay)
+                      : step_weights<S>(W + at, g, next + at, mirror + at, inc != nullptr ? inc + at : nullptr, count,
+                                        lr, decay, mu);
+    };
     std::uint64_t max_exponent = 0;
     // Elementwise, so any split among the threads gives the same bits; small models stay on the calling thread.
     [[maybe_unused]] const bool parallel = n >= (Eigen::Index{1} << 16);
@@ -299,15 +352,8 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
 #pragma omp for schedule(static)
         for (Eigen::Index i = 0; i < rows; ++i) {
           // The selected rows added in order to a zero sum: OpenBLAS's GEMM gave the same bits (checked).
-          gradient_row.setZero();
-          for (std::uint64_t word = words[i]; word != 0; word &= word - 1) {
-            const auto k = static_cast<Eigen::Index>(__builtin_ctzll(word));
-            gradient_row += Eigen::Map<const Vec<S>>(stats + k * cols, cols);
-          }
-          const Eigen::Index at = i * cols;
-          max_exponent = std::max(max_exponent,
-                                  step_weights<S>(W + at, gradient_row.data(), next + at, mirror + at,
-                                                  inc != nullptr ? inc + at : nullptr, cols, lr, decay, mu));
+          add_up_gradient_row<S>(words[i], stats, cols, gradient_row.data());
+          max_exponent = std::max(max_exponent, step(i * cols, gradient_row.data(), cols));
         }
       }
     } else {
@@ -316,34 +362,55 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
       const S* g = gradient_W_.data();
 #pragma omp parallel for schedule(static) reduction(max : max_exponent) if (parallel)
       for (Eigen::Index k = 0; k < pieces; ++k) {
-        const Eigen::Index at = k * kPiece, count = std::min(kPiece, n - at);
-        max_exponent = std::max(max_exponent,
-                                step_weights<S>(W + at, g + at, next + at, mirror + at,
-                                                inc != nullptr ? inc + at : nullptr, count, lr, decay, mu));
+        const Eigen::Index at = k * kPiece;
+        max_exponent = std::max(max_exponent, step(at, g + at, std::min(kPiece, n - at)));
       }
     }
-    owner_.inc_b_ = mu * owner_.inc_b_ + lr * grad_b;
-    owner_.inc_c_ = mu * owner_.inc_c_ + lr * grad_c;
-    const VectorD next_b = rbm.b() + owner_.inc_b_, next_c = rbm.c() + owner_.inc_c_;
-    if (max_exponent == kExponent || !next_b.allFinite() || !next_c.allFinite()) {
-      // The increments of a diverged step are not finite either; momentum restarts from rest, so that training can
-      // go on from the model as it was. The sampler's copy of W is stale: the caller marks the model changed.
-      owner_.inc_W_.setZero();
-      owner_.inc_b_.setZero();
-      owner_.inc_c_.setZero();
-      throw Error(ErrorCode::kNumeric, "training diverged: a parameter became non-finite (lower the learning rate)");
+    if (max_exponent == kExponent) {
+      require(!in_place, "internal error: an in-place step of W became non-finite");
+      diverged();
     }
-    Rbm::Edit edit = rbm.edit();
-    edit.W.swap(next_W);
-    owner_.previous_b_ = rbm.b();
-    owner_.previous_c_ = rbm.c();
-    owner_.update_undoable_ = true;
+    weights_exponent_ = max_exponent;
+    if (in_place) {
+      owner_.update_undoable_ = false;
+    } else {
+      edit.W.swap(next_W);
+      owner_.previous_b_ = rbm.b();
+      owner_.previous_c_ = rbm.c();
+      owner_.update_undoable_ = true;
+    }
+    owner_.inc_b_ = inc_b;
+    owner_.inc_c_ = inc_c;
     edit.b = next_b;
     edit.c = next_c;
     params_.b = rbm.b().cast<S>();
     params_.c = rbm.c().cast<S>();
     params_.b_exact = rbm.b();
     synced_revision_ = edit.commit();
+    weights_exponent_known_ = true;
+  }
+
+  // The increments of a diverged step are not finite either; momentum restarts from rest, so that training can go on
+  // from the model as it was. The sampler's copy of W is stale: the caller marks the model changed.
+  [[noreturn]] void diverged() {
+    owner_.inc_W_.setZero();
+    owner_.inc_b_.setZero();
+    owner_.inc_c_.setZero();
+    throw Error(ErrorCode::kNumeric, "training diverged: a parameter became non-finite (lower the learning rate)");
+  }
+
+  // Whether W + ε(∇ − λW) is finite in every entry, from bounds: |W| < 2^(e + 1) with e the largest exponent the
+  // last step gave, and |∇_ij| = |Σ_k rows_ki stats_kj| ≤ max|rows| Σ_k max_j |stats_kj| (a margin for the
+  // rounding of float sums). NaN anywhere fails the comparison.
+  bool step_stays_finite(double lr, double decay, bool gradient_by_rows) const {
+    if (!weights_exponent_known_) return false;
+    double stats_bound = 0.0;
+    for (Eigen::Index k = 0; k < step_stats_.rows(); ++k)
+      stats_bound += static_cast<double>(step_stats_.row(k).cwiseAbs().maxCoeff());
+    const double rows_bound = gradient_by_rows ? 1.0 : static_cast<double>(step_rows_.cwiseAbs().maxCoeff());
+    const double weights_bound = std::ldexp(1.0, static_cast<int>(weights_exponent_ >> 52) - 1022);
+    const double bound = weights_bound * (1.0 + std::abs(lr * decay)) + std::abs(lr) * 2.0 * rows_bound * stats_bound;
+    return bound < 1e300;
   }
 
   void record_update(StepObservations& obs, const Rbm& rbm, double learning_rate) const {
@@ -423,6 +490,9 @@ class SmlTrainer::EngineImpl final : public SmlTrainer::Engine {
   TemperedSampler<S> sampler_;
   Rng rng_;
   std::uint64_t synced_revision_ = 0;
+  // The largest exponent field of W's entries, from the last step (the model unchanged since): step_stays_finite.
+  std::uint64_t weights_exponent_ = 0;
+  bool weights_exponent_known_ = false;
   Mat<S> data_, positive_, positive_preactivations_, negative_, gradient_W_;
   std::vector<std::uint64_t> gradient_words_;  // per visible unit, the stacked rows that select it (≤ 64 rows)
   Mat<S> step_rows_, step_stats_;              // the gradient's factors, also those of refresh_low_rank

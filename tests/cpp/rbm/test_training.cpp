@@ -282,6 +282,43 @@ TEST(Training, RejectsBadConfigurationAndBatches) {
   EXPECT_THROW(trainer.step(MatrixD::Zero(0, 6)), Error);
 }
 
+// Without undo, the trainer steps W in place: the same bits as through its second buffer, for ∇W added up row by
+// row (up to 64 stacked rows) and as a product, in both precisions; the step in place cannot be undone.
+TEST(SmlTrainer, SteppingWInPlaceGivesTheSameBits) {
+  const MatrixD few = bars_and_stripes(3);
+  MatrixD many_rows(70, few.cols());
+  for (Eigen::Index r = 0; r < many_rows.rows(); ++r) many_rows.row(r) = few.row(r % few.rows());
+  const MatrixD& many = many_rows;
+  for (const bool single : {false, true})
+    for (const MatrixD* data : {&few, &many}) {
+      SCOPED_TRACE((single ? "float, " : "double, ") + std::to_string(data->rows()) + " rows");
+      RbmTrainerConfig config;
+      config.method = NegativePhase::kPCD;
+      config.chains_per_temperature = 5;
+      config.learning_rate = 0.05;
+      config.weight_decay = 1e-3;
+      config.single_precision = single;
+      Rbm buffered(9, 16), in_place(9, 16);
+      Rng rng(1);
+      buffered.init_from_data(few, rng);
+      in_place = buffered;
+      SmlTrainer a(buffered, config), b(in_place, config);
+      b.set_undoable(false);
+      for (int t = 0; t < 5; ++t) {
+        a.step(*data);
+        b.step(*data);
+      }
+      EXPECT_TRUE(buffered.W() == in_place.W());
+      EXPECT_TRUE(buffered.b() == in_place.b());
+      EXPECT_TRUE(buffered.c() == in_place.c());
+      const MatrixD stepped = in_place.W();
+      b.undo_last_update();
+      EXPECT_TRUE(in_place.W() == stepped);  // stepped in place: nothing kept to restore
+      a.undo_last_update();
+      EXPECT_FALSE(buffered.W() == stepped);
+    }
+}
+
 // ---- RbmTrainingSession ---------------------------------------------------------------------------------------
 
 // Bars-and-Stripes 3x3 with Hinton's initialisation: a small model every session test starts from.
@@ -354,6 +391,37 @@ TEST(TrainingSession, DivergingUpdateIsUndoneAndTheNextStepWorks) {
       if (session.tracked() != nullptr) {
         EXPECT_TRUE(std::isfinite(session.tracked()->log_z()));
       }
+    }
+}
+
+// Weights that double at every update (ε = 1, λ = 3: W ← −2W + ε∇) leave the range of double after about a thousand
+// updates. A plain session's trainer steps W in place while the bounds allow; the update that would overflow is
+// outside them, so it still throws and leaves the model as it was.
+TEST(TrainingSession, WeightsGrowingOutOfRangeDivergeWithoutChangingTheModel) {
+  const MatrixD data = bars_and_stripes(3);
+  for (const bool single : {false, true})
+    for (NegativePhase method : {NegativePhase::kCD, NegativePhase::kPCD}) {
+      SCOPED_TRACE(static_cast<int>(method) + (single ? 10 : 0));
+      Rbm rbm = session_model();
+      RbmTrainerConfig config = session_config(method);
+      config.learning_rate = 1.0;
+      config.weight_decay = 3.0;
+      config.single_precision = single;
+      RbmTrainingSession session(rbm, config);
+      int diverged_at = -1;
+      for (int t = 0; t < 3000 && diverged_at < 0; ++t) {
+        const Rbm before = rbm;
+        try {
+          session.step(data);
+        } catch (const Error& e) {
+          EXPECT_EQ(e.code(), ErrorCode::kNumeric) << e.what();
+          EXPECT_TRUE(rbm.W() == before.W());
+          EXPECT_TRUE(rbm.b() == before.b());
+          EXPECT_TRUE(rbm.c() == before.c());
+          diverged_at = t;
+        }
+      }
+      EXPECT_GT(diverged_at, 100);  // many updates in place first
     }
 }
 
