@@ -339,6 +339,15 @@ RbmTrainerConfig session_config(NegativePhase method) {
   return config;
 }
 
+// W ← W (1 − ε λ) + ε g = −2 W + ε g: the weights double in size at every update.
+RbmTrainerConfig doubling_config(NegativePhase method, bool single_precision) {
+  RbmTrainerConfig config = session_config(method);
+  config.learning_rate = 1.0;
+  config.weight_decay = 3.0;
+  config.single_precision = single_precision;
+  return config;
+}
+
 TEST(TrainingSession, PicksTheTrackerForParallelTemperingOnly) {
   Rbm a = session_model(), b = session_model(), c = session_model();
   EXPECT_NE(RbmTrainingSession(a, session_config(NegativePhase::kPT)).tracked(), nullptr);
@@ -357,15 +366,11 @@ TEST(TrainingSession, DivergingUpdateIsUndoneAndTheNextStepWorks) {
     for (NegativePhase method : {NegativePhase::kCD, NegativePhase::kPCD, NegativePhase::kPT}) {
       SCOPED_TRACE(static_cast<int>(method) + (single ? 10 : 0));
       Rbm rbm = session_model();
-      RbmTrainerConfig config = session_config(method);
-      // W ← W (1 − ε λ) + ε g = −2 W + ε g: from a weight of 1e308, the update overflows whatever the batch. In double
-      // precision the planted weight is finite in the sampler too and only the update overflows; in float the
-      // sampler's copy is already infinite and the gradient not finite, which must not outlive the restored model
-      // (through the momentum increments, even at momentum 0).
-      config.learning_rate = 1.0;
-      config.weight_decay = 3.0;
-      config.single_precision = single;
-      RbmTrainingSession session(rbm, config);
+      // From a weight of 1e308, the update overflows whatever the batch. In double precision the planted weight is
+      // finite in the sampler too and only the update overflows; in float the sampler's copy is already infinite and
+      // the gradient not finite, which must not outlive the restored model (through the momentum increments, even
+      // at momentum 0).
+      RbmTrainingSession session(rbm, doubling_config(method, single));
       session.step(data);  // a healthy step first: the chains are under way when an update diverges
       rbm.edit().W(2, 3) = 1e308;
       const Rbm before = rbm;
@@ -394,20 +399,16 @@ TEST(TrainingSession, DivergingUpdateIsUndoneAndTheNextStepWorks) {
     }
 }
 
-// Weights that double at every update (ε = 1, λ = 3: W ← −2W + ε∇) leave the range of double after about a thousand
-// updates. A plain session's trainer steps W in place while the bounds allow; the update that would overflow is
-// outside them, so it still throws and leaves the model as it was.
+// Weights that double at every update (doubling_config) leave the range of double after about a thousand updates.
+// A plain session's trainer steps W in place while the bounds allow; the update that would overflow is outside
+// them, so it still throws and leaves the model as it was.
 TEST(TrainingSession, WeightsGrowingOutOfRangeDivergeWithoutChangingTheModel) {
   const MatrixD data = bars_and_stripes(3);
   for (const bool single : {false, true})
     for (NegativePhase method : {NegativePhase::kCD, NegativePhase::kPCD}) {
       SCOPED_TRACE(static_cast<int>(method) + (single ? 10 : 0));
       Rbm rbm = session_model();
-      RbmTrainerConfig config = session_config(method);
-      config.learning_rate = 1.0;
-      config.weight_decay = 3.0;
-      config.single_precision = single;
-      RbmTrainingSession session(rbm, config);
+      RbmTrainingSession session(rbm, doubling_config(method, single));
       int diverged_at = -1;
       for (int t = 0; t < 3000 && diverged_at < 0; ++t) {
         const Rbm before = rbm;
